@@ -1,0 +1,132 @@
+/**
+ * Authentication and token management: presented token in, principal out;
+ * tokens minted, listed and revoked per tenant. Takes plain values, never the
+ * request context.
+ */
+import { NotFoundError, UnauthorizedError, ValidationError } from "../../common/errors.ts";
+import type { Role, Store, StoreWriter, TokenRecord, User } from "../store/store.ts";
+import type { Principal } from "./principal.ts";
+import { createTokenCache } from "./token-cache.ts";
+import { peekExpiry, type TokenSigner } from "./token-signer.ts";
+import { bearerToken, unwrapToken, wrapToken } from "./token-text.ts";
+
+export interface AuthServiceDeps {
+  store: Store;
+  signer: TokenSigner;
+  /** How long a token lookup is cached, in ms. */
+  cacheTtlMs: number;
+  now?: () => number;
+}
+
+export interface IssueTokenRequest {
+  tenantId: string;
+  userId: string;
+  /** Defaults to the user's roles; must be a subset of them. */
+  roles?: Role[];
+  /** ms since the epoch; omitted for a long-lived token. */
+  expiresAt?: number;
+  description?: string;
+}
+
+export interface IssuedToken {
+  /** The Base64-wrapped JWT: shown once, never stored. */
+  token: string;
+  record: TokenRecord;
+}
+
+type CachedLookup = { token: TokenRecord; user: User } | null;
+
+export type AuthService = ReturnType<typeof createAuthService>;
+
+export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }: AuthServiceDeps) {
+  const cache = createTokenCache<CachedLookup>(cacheTtlMs);
+
+  async function lookUp(tenantId: string, jti: string): Promise<CachedLookup> {
+    const key = `${tenantId}\u0000${jti}`;
+    const cached = cache.get(key, now());
+    if (cached !== undefined) return cached;
+    const token = await store.findToken(tenantId, jti);
+    const user = token ? await store.findUser(tenantId, token.userId) : null;
+    const found = token && user ? { token, user } : null;
+    cache.set(key, found, now());
+    return found;
+  }
+
+  return {
+    /**
+     * Verifies an `Authorization` header value.
+     * @throws UnauthorizedError when it is missing, malformed, badly signed, expired, revoked or unknown.
+     */
+    async authenticate(header: string | null | undefined): Promise<Principal> {
+      if (!header) throw new UnauthorizedError("missing Authorization header: send 'Authorization: Bearer <token>'");
+      const presented = bearerToken(header);
+      if (!presented) throw new UnauthorizedError("the Authorization header must have the form 'Bearer <token>'");
+      const jwt = unwrapToken(presented);
+      if (!jwt) throw new UnauthorizedError("the token is malformed");
+      const claims = await signer.verify(jwt);
+      if (!claims) {
+        const exp = peekExpiry(jwt);
+        if (exp !== null && exp * 1000 <= now()) throw new UnauthorizedError("the token has expired");
+        throw new UnauthorizedError("the token is invalid");
+      }
+      const found = await lookUp(claims.tid, claims.jti);
+      if (!found || found.token.userId !== claims.sub) throw new UnauthorizedError("the token is invalid");
+      if (found.token.revokedAt !== null) throw new UnauthorizedError("the token has been revoked");
+      if (found.token.expiresAt !== null && found.token.expiresAt <= now()) {
+        throw new UnauthorizedError("the token has expired");
+      }
+      if (!found.user.isActive) throw new UnauthorizedError("the token's user is deactivated");
+      return {
+        tenantId: found.token.tenantId,
+        userId: found.user.id,
+        username: found.user.username,
+        roles: found.token.roles,
+        tokenId: found.token.jti,
+        expiresAt: found.token.expiresAt,
+      };
+    },
+
+    /**
+     * Mints a token for a user of the tenant, inside the caller's unit of work when given.
+     * @throws ValidationError for roles the user lacks or an expiry not in the future.
+     */
+    async issueToken(request: IssueTokenRequest, tx?: StoreWriter): Promise<IssuedToken> {
+      const issue = async (writer: StoreWriter) => {
+        const user = await writer.findUser(request.tenantId, request.userId);
+        if (!user) throw new NotFoundError("no such user");
+        const roles = request.roles ?? user.roles;
+        const extra = roles.filter((role) => !user.roles.includes(role));
+        const problems = extra.map((role) => ({ path: "roles", message: `the user does not hold the role '${role}'` }));
+        if (roles.length === 0) problems.push({ path: "roles", message: "at least one role is needed" });
+        if (request.expiresAt !== undefined && request.expiresAt <= now()) {
+          problems.push({ path: "expiry", message: "the expiry must be in the future" });
+        }
+        if (problems.length > 0) throw new ValidationError("the token request is invalid", problems);
+        const record: TokenRecord = {
+          jti: crypto.randomUUID(),
+          tenantId: request.tenantId,
+          userId: user.id,
+          roles: [...new Set(roles)],
+          description: request.description ?? null,
+          createdAt: now(),
+          expiresAt: request.expiresAt ?? null,
+          revokedAt: null,
+        };
+        await writer.insertToken(record);
+        const exp = record.expiresAt === null ? undefined : Math.floor(record.expiresAt / 1000);
+        const jwt = await signer.sign({ sub: user.id, tid: record.tenantId, jti: record.jti, roles: record.roles, exp });
+        return { token: wrapToken(jwt), record };
+      };
+      return tx ? issue(tx) : store.unitOfWork(issue);
+    },
+
+    listTokens: (tenantId: string) => store.listTokens(tenantId),
+
+    /** Revokes a token of the tenant. @throws NotFoundError when the tenant has no such token. */
+    async revokeToken(tenantId: string, jti: string): Promise<void> {
+      const revoked = await store.unitOfWork((tx) => tx.revokeToken(tenantId, jti, now()));
+      if (!revoked) throw new NotFoundError(`no token with id '${jti}'`);
+      cache.delete(`${tenantId}\u0000${jti}`);
+    },
+  };
+}

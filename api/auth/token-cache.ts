@@ -1,0 +1,33 @@
+/**
+ * A bounded, time-limited cache of token lookups, so the revocation check on
+ * every request costs a map read. Entries live `ttlMs`; a revocation made by
+ * this process drops its entry at once, others see it within `ttlMs`.
+ */
+
+export interface TokenCache<V> {
+  get(key: string, now: number): V | undefined;
+  set(key: string, value: V, now: number): void;
+  delete(key: string): void;
+}
+
+export function createTokenCache<V>(ttlMs: number, maxEntries = 10_000): TokenCache<V> {
+  const entries = new Map<string, { value: V; expires: number }>();
+  return {
+    get(key, now) {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      if (entry.expires <= now) {
+        entries.delete(key);
+        return undefined;
+      }
+      return entry.value;
+    },
+    set(key, value, now) {
+      entries.delete(key);
+      entries.set(key, { value, expires: now + ttlMs });
+      // Maps iterate in insertion order: the first key is the oldest.
+      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+    },
+    delete: (key) => void entries.delete(key),
+  };
+}

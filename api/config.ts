@@ -1,0 +1,31 @@
+/**
+ * The API process's configuration: read from the environment once in main.ts,
+ * validated, frozen, passed down. Defaults are documented beside each option
+ * and in the README.
+ */
+import { z } from "zod";
+import { positiveInt, sharedConfigFields } from "../common/config-fields.ts";
+import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
+
+export const ApiConfigSchema = z.object({
+  ...sharedConfigFields,
+  /** TCP port of the HTTP API. Default 3000. */
+  PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3000)),
+  /** Interface to listen on. Default 127.0.0.1 (set 0.0.0.0 to listen on all). */
+  HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default("127.0.0.1")),
+  /** HS256 signing secret (≥ 32 characters). Generated into `DATA_DIR/jwt-secret` on first start when unset. */
+  JWT_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, "must be at least 32 characters").optional()),
+  /** MongoDB replica-set URL: selects the MongoDB engine (reserved; not available yet). */
+  MONGODB_URL: z.preprocess(emptyAsUndefined, z.string().startsWith("mongodb").optional()),
+  /** How long a token's revocation state is cached per process, in ms. Default 5000. */
+  TOKEN_CACHE_TTL_MS: positiveInt(5000),
+  /** Largest accepted request body in bytes. Default 1 MiB. */
+  MAX_BODY_BYTES: positiveInt(1024 * 1024),
+});
+
+export type ApiConfig = z.infer<typeof ApiConfigSchema>;
+
+/** Reads the API configuration. @throws ConfigError listing every problem. */
+export function loadApiConfig(env: Record<string, string | undefined>): Readonly<ApiConfig> {
+  return loadConfig(ApiConfigSchema, env);
+}

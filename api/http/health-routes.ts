@@ -1,0 +1,16 @@
+/** `GET /health`: store and Redis reachability, no auth, no secrets. 200 when both answer, 503 otherwise. */
+import { Elysia } from "elysia";
+
+export interface HealthProbes {
+  store: () => Promise<boolean>;
+  redis: () => Promise<boolean>;
+}
+
+export function healthRoutes(probes: HealthProbes) {
+  return new Elysia({ name: "health" }).get("/health", async ({ set }) => {
+    const [store, redis] = await Promise.all([probes.store().catch(() => false), probes.redis().catch(() => false)]);
+    const ok = store && redis;
+    set.status = ok ? 200 : 503;
+    return { status: ok ? "ok" : "degraded", store: store ? "ok" : "down", redis: redis ? "ok" : "down" };
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * The API process: configuration in, a listening HTTP server out. Opens the
+ * store and Redis, provisions the `default` tenant on an empty store, listens,
+ * and shuts down cleanly on SIGTERM/SIGINT.
+ */
+import { ConfigError } from "../common/errors.ts";
+import { createLogger, describeError } from "../common/log.ts";
+import { connectRedis } from "../common/redis.ts";
+import { createApp } from "./app.ts";
+import { provisionTenant } from "./auth/provision-tenant.ts";
+import { loadApiConfig } from "./config.ts";
+import { openCoreServices } from "./services.ts";
+
+async function main(): Promise<void> {
+  const config = loadApiConfig(process.env);
+  const log = createLogger(config.LOG_LEVEL, { process: "api" });
+  const { store, auth } = openCoreServices(config);
+  const redis = connectRedis(config.REDIS_URL, (error) => log.warn("redis connection error", describeError(error)));
+
+  if ((await store.listTenants()).length === 0) {
+    const { token } = await provisionTenant(store, auth, { tenantName: "default" });
+    console.log(`Administrator token for tenant 'default' (shown once, keep it like a password):\n${token.token}`);
+  }
+
+  const app = createApp({ config, store, redis, auth, log });
+  try {
+    app.listen({ port: config.PORT, hostname: config.HOST, reusePort: false, maxRequestBodySize: config.MAX_BODY_BYTES });
+  } catch (error) {
+    const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+    throw inUse ? new ConfigError([`PORT: ${config.HOST}:${config.PORT} is already in use; choose another PORT`]) : error;
+  }
+  console.log(`API listening on http://${config.HOST}:${app.server?.port}`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal });
+    await app.stop();
+    await redis.quit().catch(() => undefined);
+    await store.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error) => {
+  console.error(error instanceof ConfigError ? `api: ${error.message}` : error);
+  process.exit(1);
+});

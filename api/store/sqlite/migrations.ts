@@ -1,0 +1,71 @@
+/**
+ * Versioned schema migrations of the SQLite engine. Append only: a shipped
+ * migration never changes; a new version is added instead.
+ */
+import type { Database } from "bun:sqlite";
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "tenants, users, tokens",
+    sql: `
+      CREATE TABLE tenants (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        created_at INTEGER NOT NULL
+      );
+      CREATE TABLE users (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        id TEXT NOT NULL,
+        username TEXT NOT NULL COLLATE NOCASE,
+        email TEXT NOT NULL,
+        first_name TEXT,
+        last_name TEXT NOT NULL,
+        roles TEXT NOT NULL,
+        is_active INTEGER NOT NULL DEFAULT 1,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (tenant_id, username)
+      );
+      CREATE TABLE tokens (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        jti TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        roles TEXT NOT NULL,
+        description TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER,
+        revoked_at INTEGER,
+        PRIMARY KEY (tenant_id, jti)
+      );
+    `,
+  },
+];
+
+/** Applies every migration newer than the database's version, each in its own transaction. */
+export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number {
+  db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const current =
+    db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0;
+  let applied = 0;
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.run(migration.sql);
+      db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+        migration.version,
+        migration.name,
+        Date.now(),
+      ]);
+    }).immediate();
+    applied++;
+  }
+  return applied;
+}

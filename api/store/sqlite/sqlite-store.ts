@@ -1,0 +1,61 @@
+/**
+ * The embedded store engine: one SQLite file in WAL mode. Writes go through a
+ * single writer connection, one unit of work at a time (a promise queue keeps
+ * an awaiting unit of work from interleaving with another); reads outside a
+ * unit of work use a second connection, so they never see uncommitted data.
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type { Store, StoreWriter } from "../store.ts";
+import { migrate } from "./migrations.ts";
+import { createSqliteSession } from "./sqlite-session.ts";
+
+/** Opens (creating when absent) the store at `path` and brings its schema up to date. */
+export function openSqliteStore(path: string): Store {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const writer = openConnection(path);
+  migrate(writer);
+  const reader = path === ":memory:" ? writer : openConnection(path);
+  const writeSession = createSqliteSession(writer);
+  const readSession = createSqliteSession(reader);
+  let queue: Promise<unknown> = Promise.resolve();
+
+  const runUnitOfWork = async <T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> => {
+    writer.run("BEGIN IMMEDIATE");
+    try {
+      const result = await work(writeSession);
+      writer.run("COMMIT");
+      return result;
+    } catch (error) {
+      if (writer.inTransaction) writer.run("ROLLBACK");
+      throw error;
+    }
+  };
+
+  return {
+    engine: "sqlite",
+    ...readSession,
+    unitOfWork<T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> {
+      const run = queue.then(() => runUnitOfWork(work));
+      queue = run.catch(() => undefined);
+      return run;
+    },
+    ping: async () => reader.query<{ one: number }, []>("SELECT 1 AS one").get()?.one === 1,
+    close: async () => {
+      await queue;
+      if (reader !== writer) reader.close();
+      writer.close();
+    },
+  };
+}
+
+function openConnection(path: string): Database {
+  const db = new Database(path, { create: true, strict: true });
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA synchronous = NORMAL");
+  db.run("PRAGMA foreign_keys = ON");
+  // Another process (the admin tool) may hold the write lock briefly.
+  db.run("PRAGMA busy_timeout = 5000");
+  return db;
+}

@@ -1,0 +1,73 @@
+/**
+ * The store port: everything the API keeps, behind one interface that each
+ * engine (SQLite now, MongoDB later) implements. Every method is scoped by
+ * tenant where data belongs to one. Methods are async so an engine over the
+ * network fits the same shape.
+ */
+
+export const ROLES = ["administrator", "scheduler", "resource"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface User {
+  id: string;
+  tenantId: string;
+  username: string;
+  email: string;
+  firstName: string | null;
+  lastName: string;
+  roles: Role[];
+  isActive: boolean;
+  createdAt: number;
+}
+
+/** A token's metadata. The token text itself is never stored. */
+export interface TokenRecord {
+  jti: string;
+  tenantId: string;
+  userId: string;
+  roles: Role[];
+  description: string | null;
+  createdAt: number;
+  /** ms since the epoch, or null for a long-lived token. */
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+/** Reads, usable inside and outside a unit of work. */
+export interface StoreReader {
+  findTenantById(tenantId: string): Promise<Tenant | null>;
+  findTenantByName(name: string): Promise<Tenant | null>;
+  listTenants(): Promise<Tenant[]>;
+  findUser(tenantId: string, userId: string): Promise<User | null>;
+  findUserByUsername(tenantId: string, username: string): Promise<User | null>;
+  findToken(tenantId: string, jti: string): Promise<TokenRecord | null>;
+  listTokens(tenantId: string): Promise<TokenRecord[]>;
+}
+
+/** Writes; only available inside a unit of work, so they commit or roll back together. */
+export interface StoreWriter extends StoreReader {
+  insertTenant(tenant: Tenant): Promise<void>;
+  insertUser(user: User): Promise<void>;
+  insertToken(token: TokenRecord): Promise<void>;
+  /** Marks a token revoked; false when the tenant has no such token. */
+  revokeToken(tenantId: string, jti: string, at: number): Promise<boolean>;
+}
+
+export interface Store extends StoreReader {
+  readonly engine: "sqlite" | "mongodb";
+  /**
+   * Runs `work` in one transaction: everything it writes commits together when
+   * it resolves, and nothing is kept when it throws (the error is rethrown).
+   * Units of work never interleave their writes.
+   */
+  unitOfWork<T>(work: (tx: StoreWriter) => Promise<T>): Promise<T>;
+  /** True when the engine answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

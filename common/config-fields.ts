@@ -1,0 +1,23 @@
+/**
+ * Configuration fields both processes share, as zod pieces. Each process
+ * composes its own schema from these (api/config.ts, dispatcher/config.ts).
+ */
+import { z } from "zod";
+import { emptyAsUndefined } from "./load-config.ts";
+import { LOG_LEVELS } from "./log.ts";
+
+export const sharedConfigFields = {
+  /** Where the embedded store, generated secrets and the private Redis live. Default `./data`. */
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default("./data")),
+  /** Redis connection URL (`redis://host:port/db`). Required; the start command provides one when unset. */
+  REDIS_URL: z.preprocess(emptyAsUndefined, z.string().regex(/^rediss?:\/\/\S+$/, "must be a redis:// URL")),
+  /** Prefix of every Redis key, so deployments can share a Redis. Default `tds`. */
+  REDIS_PREFIX: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9:_-]+$/).default("tds")),
+  /** `debug`, `info`, `warn`, `error` or `silent`. Default `info`. */
+  LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).default("info")),
+};
+
+/** A positive integer read from an environment string, with a default. */
+export function positiveInt(defaultValue: number) {
+  return z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(defaultValue));
+}

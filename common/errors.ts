@@ -1,0 +1,97 @@
+/**
+ * Typed errors with stable codes. They carry no HTTP knowledge: the API maps
+ * `code` to a status in one table (api/http/error-status.ts) and to a GraphQL
+ * `extensions.code` in one formatter.
+ */
+
+/** Every code an error of this service can carry. Stable: clients may branch on them. */
+export type ErrorCode =
+  | "unauthorized"
+  | "insufficient_access"
+  | "not_found"
+  | "bad_request"
+  | "validation_failed"
+  | "conflict"
+  | "payload_too_large"
+  | "rate_limited"
+  | "unavailable"
+  | "internal";
+
+/** One problem of a validation failure: where (a path into the input) and what. */
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/** Base class: a message meant for the caller and a stable code. */
+export abstract class AppError extends Error {
+  abstract readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(message: string, details?: ErrorDetail[]) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+}
+
+/** The request carries no usable credentials (missing, malformed, expired, revoked, badly signed). */
+export class UnauthorizedError extends AppError {
+  readonly code = "unauthorized";
+}
+
+/** The credentials are fine but lack the role the operation needs. */
+export class InsufficientAccessError extends AppError {
+  readonly code = "insufficient_access";
+}
+
+export class NotFoundError extends AppError {
+  readonly code = "not_found";
+}
+
+/** The request could not be understood (malformed JSON, wrong content type, ...). */
+export class BadRequestError extends AppError {
+  readonly code = "bad_request";
+}
+
+/** The request was understood but its values are wrong; `details` lists every problem. */
+export class ValidationError extends AppError {
+  readonly code = "validation_failed";
+}
+
+/** The request clashes with existing state (a duplicate name, ...). */
+export class ConflictError extends AppError {
+  readonly code = "conflict";
+}
+
+export class PayloadTooLargeError extends AppError {
+  readonly code = "payload_too_large";
+}
+
+/** Too many requests; the caller may retry after `retryAfterSeconds`. */
+export class RateLimitedError extends AppError {
+  readonly code = "rate_limited";
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A dependency (store, Redis) cannot be reached right now. */
+export class UnavailableError extends AppError {
+  readonly code = "unavailable";
+}
+
+/** Configuration is invalid; every problem is listed. Raised at start-up only. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join("\n  - ")}`);
+    this.name = "ConfigError";
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

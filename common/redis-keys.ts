@@ -1,0 +1,21 @@
+/**
+ * Every Redis key and queue name the service uses, in one place. All keys live
+ * under a configurable prefix so several deployments (or tests) share one Redis.
+ */
+
+/** The BullMQ queue holding delivery jobs (api enqueues, dispatcher consumes). */
+export const DELIVERY_QUEUE = "deliveries";
+
+/** Builds the key names for one prefix. */
+export function redisKeys(prefix: string) {
+  return {
+    /** BullMQ's own prefix for its queues. */
+    bullPrefix: `${prefix}:bull`,
+    /** Health probe key (written and read back by health checks). */
+    health: `${prefix}:health`,
+    /** Pub/sub channel announcing revoked token ids to every API process. */
+    revokedTokensChannel: `${prefix}:auth:revoked`,
+  } as const;
+}
+
+export type RedisKeys = ReturnType<typeof redisKeys>;

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs what the service needs and is missing: npm packages (Bun among them) and redis-server.
+# Idempotent and quiet when everything is already there.
+set -e
+cd "$(dirname "$0")/.."
+
+if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm packages (Bun included)…"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+if { [ "$1" = "test" ] || [ -z "$REDIS_URL" ]; } && ! command -v redis-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing redis-server from Debian's packages…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+  else
+    echo "setup: redis-server is missing: install it (Debian/Ubuntu: apt-get install redis-server) or set REDIS_URL." >&2
+    exit 1
+  fi
+fi
