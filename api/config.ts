@@ -19,6 +19,8 @@ export const ApiConfigSchema = z.object({
   MONGODB_URL: z.preprocess(emptyAsUndefined, z.string().startsWith("mongodb").optional()),
   /** How long a token's revocation state is cached per process, in ms. Default 5000. */
   TOKEN_CACHE_TTL_MS: positiveInt(5000),
+  /** How long shutdown waits for in-flight requests before closing connections, in ms. Default 5000. */
+  SHUTDOWN_GRACE_MS: positiveInt(5000),
   /** Largest accepted request body in bytes. Default 1 MiB. */
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
 });

@@ -3,31 +3,44 @@
  * store and Redis, provisions the `default` tenant on an empty store, listens,
  * and shuts down cleanly on SIGTERM/SIGINT.
  */
+import type { Server } from "bun";
 import { ConfigError } from "../common/errors.ts";
 import { createLogger, describeError } from "../common/log.ts";
 import { connectRedis } from "../common/redis.ts";
 import { createApp } from "./app.ts";
 import { provisionTenant } from "./auth/provision-tenant.ts";
 import { loadApiConfig } from "./config.ts";
+import { transportBodyCap } from "./http/error-plugin.ts";
 import { openCoreServices } from "./services.ts";
 
 async function main(): Promise<void> {
   const config = loadApiConfig(process.env);
   const log = createLogger(config.LOG_LEVEL, { process: "api" });
   const { store, auth } = openCoreServices(config);
-  const redis = connectRedis(config.REDIS_URL, (error) => log.warn("redis connection error", describeError(error)));
+  const redis = connectRedis(config.REDIS_URL, (error) =>
+    log.warn("redis connection error", describeError(error)),
+  );
 
   if ((await store.listTenants()).length === 0) {
     const { token } = await provisionTenant(store, auth, { tenantName: "default" });
-    console.log(`Administrator token for tenant 'default' (shown once, keep it like a password):\n${token.token}`);
+    console.log(
+      `Administrator token for tenant 'default' (shown once, keep it like a password):\n${token.token}`,
+    );
   }
 
   const app = createApp({ config, store, redis, auth, log });
   try {
-    app.listen({ port: config.PORT, hostname: config.HOST, reusePort: false, maxRequestBodySize: config.MAX_BODY_BYTES });
+    app.listen({
+      port: config.PORT,
+      hostname: config.HOST,
+      reusePort: false,
+      maxRequestBodySize: transportBodyCap(config.MAX_BODY_BYTES),
+    });
   } catch (error) {
     const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
-    throw inUse ? new ConfigError([`PORT: ${config.HOST}:${config.PORT} is already in use; choose another PORT`]) : error;
+    throw inUse
+      ? new ConfigError([`PORT: ${config.HOST}:${config.PORT} is already in use; choose another PORT`])
+      : error;
   }
   console.log(`API listening on http://${config.HOST}:${app.server?.port}`);
 
@@ -36,13 +49,25 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
-    await app.stop();
+    await drainRequests(app.server, config.SHUTDOWN_GRACE_MS);
+    await app.stop(true);
     await redis.quit().catch(() => undefined);
     await store.close();
     process.exit(0);
   };
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
+}
+
+/**
+ * Stops accepting connections, then waits (at most `graceMs`) for in-flight
+ * requests. Idle keep-alive connections do not count: they are closed after.
+ */
+async function drainRequests(server: Server<unknown> | null, graceMs: number): Promise<void> {
+  if (!server) return;
+  void server.stop(false);
+  const deadline = Date.now() + graceMs;
+  while (server.pendingRequests > 0 && Date.now() < deadline) await Bun.sleep(10);
 }
 
 main().catch((error) => {

@@ -20,10 +20,16 @@ type CoreConfig = Pick<ApiConfig, "DATA_DIR" | "JWT_SECRET" | "MONGODB_URL" | "T
 
 export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
   if (config.MONGODB_URL) {
-    throw new ConfigError(["MONGODB_URL: the MongoDB engine is not available yet; unset it to use the embedded store"]);
+    throw new ConfigError([
+      "MONGODB_URL: the MongoDB engine is not available yet; unset it to use the embedded store",
+    ]);
   }
   const store = openSqliteStore(join(config.DATA_DIR, "store.sqlite"));
   const secret = config.JWT_SECRET ?? readOrCreateSecret(join(config.DATA_DIR, "jwt-secret"));
-  const auth = createAuthService({ store, signer: createTokenSigner(secret), cacheTtlMs: config.TOKEN_CACHE_TTL_MS });
+  const auth = createAuthService({
+    store,
+    signer: createTokenSigner(secret),
+    cacheTtlMs: config.TOKEN_CACHE_TTL_MS,
+  });
   return { store, auth };
 }

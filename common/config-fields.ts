@@ -6,13 +6,22 @@ import { z } from "zod";
 import { emptyAsUndefined } from "./load-config.ts";
 import { LOG_LEVELS } from "./log.ts";
 
+/** A Redis connection URL. */
+export const redisUrl = z.string().regex(/^rediss?:\/\/\S+$/, "must be a redis:// URL");
+
 export const sharedConfigFields = {
   /** Where the embedded store, generated secrets and the private Redis live. Default `./data`. */
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default("./data")),
   /** Redis connection URL (`redis://host:port/db`). Required; the start command provides one when unset. */
-  REDIS_URL: z.preprocess(emptyAsUndefined, z.string().regex(/^rediss?:\/\/\S+$/, "must be a redis:// URL")),
+  REDIS_URL: z.preprocess(emptyAsUndefined, redisUrl),
   /** Prefix of every Redis key, so deployments can share a Redis. Default `tds`. */
-  REDIS_PREFIX: z.preprocess(emptyAsUndefined, z.string().regex(/^[A-Za-z0-9:_-]+$/).default("tds")),
+  REDIS_PREFIX: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[A-Za-z0-9:_-]+$/)
+      .default("tds"),
+  ),
   /** `debug`, `info`, `warn`, `error` or `silent`. Default `info`. */
   LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).default("info")),
 };

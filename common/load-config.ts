@@ -9,7 +9,10 @@ import { ConfigError } from "./errors.ts";
  * Parses `env` with `schema`.
  * @throws ConfigError listing every invalid or missing variable.
  */
-export function loadConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): Readonly<z.infer<S>> {
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(

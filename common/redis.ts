@@ -17,7 +17,7 @@ export function connectRedis(url: string, onError: (error: Error) => void): Redi
 
 /** Pings Redis with a deadline; true when it answered. */
 export async function isRedisReachable(redis: Redis, timeoutMs = 1000): Promise<boolean> {
-  if (redis.status !== "ready") return false;
+  if (redis.status === "end") return false;
   const timeout = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs));
   const ping = redis.ping().then(
     (answer) => answer === "PONG",

@@ -13,14 +13,17 @@ import { createDispatcher } from "./worker.ts";
 async function main(): Promise<void> {
   const config = loadDispatcherConfig(process.env);
   const log = createLogger(config.LOG_LEVEL, { process: "dispatcher" });
-  const redis = connectRedis(config.REDIS_URL, (error) => log.warn("redis connection error", describeError(error)));
+  const redis = connectRedis(config.REDIS_URL, (error) =>
+    log.warn("redis connection error", describeError(error)),
+  );
   const dispatcher = createDispatcher({
     redis,
     keys: redisKeys(config.REDIS_PREFIX),
     log,
     concurrency: config.DISPATCH_CONCURRENCY,
     // Signing, POSTing and retry classification arrive with the delivery work (issue 8).
-    deliver: async (job) => log.info("delivery received", { tenantId: job.tenantId, webhookId: job.webhookId }),
+    deliver: async (job) =>
+      log.info("delivery received", { tenantId: job.tenantId, webhookId: job.webhookId }),
   });
   await dispatcher.ready();
   console.log("Dispatcher consuming deliveries");

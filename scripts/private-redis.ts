@@ -30,8 +30,25 @@ export async function startPrivateRedis(dir: string, port = freePort()): Promise
   mkdirSync(dir, { recursive: true });
   for (let attempt = 0; attempt < 5; attempt++) {
     const proc = Bun.spawn(
-      ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--appendonly", "yes",
-        "--save", "", "--daemonize", "no", "--loglevel", "warning", "--protected-mode", "yes"],
+      [
+        "redis-server",
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--dir",
+        dir,
+        "--appendonly",
+        "yes",
+        "--save",
+        "",
+        "--daemonize",
+        "no",
+        "--loglevel",
+        "warning",
+        "--protected-mode",
+        "yes",
+      ],
       { stdout: "ignore", stderr: "inherit" },
     );
     if (await waitForPort(port, proc, 5000)) {
@@ -53,7 +70,11 @@ export async function startPrivateRedis(dir: string, port = freePort()): Promise
   throw new Error("could not start redis-server (is it installed? apt-get install redis-server)");
 }
 
-async function waitForPort(port: number, proc: { exitCode: number | null }, timeoutMs: number): Promise<boolean> {
+async function waitForPort(
+  port: number,
+  proc: { exitCode: number | null },
+  timeoutMs: number,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && proc.exitCode === null) {
     if (await canConnect(port)) return true;

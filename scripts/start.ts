@@ -7,14 +7,15 @@
 import { resolve } from "node:path";
 import { type Subprocess, spawn } from "bun";
 import { z } from "zod";
-import { sharedConfigFields } from "../common/config-fields.ts";
+import { redisUrl, sharedConfigFields } from "../common/config-fields.ts";
 import { ConfigError } from "../common/errors.ts";
-import { loadConfig } from "../common/load-config.ts";
+import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
 import { type PrivateRedis, startPrivateRedis } from "./private-redis.ts";
 
 const LauncherConfigSchema = z.object({
   DATA_DIR: sharedConfigFields.DATA_DIR,
-  REDIS_URL: sharedConfigFields.REDIS_URL.optional(),
+  /** When unset, a private Redis is started under DATA_DIR/redis. */
+  REDIS_URL: z.preprocess(emptyAsUndefined, redisUrl.optional()),
 });
 
 async function main(): Promise<void> {

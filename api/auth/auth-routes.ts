@@ -53,7 +53,9 @@ export function authRoutes(auth: AuthService) {
           description: request.description,
         });
         set.status = 201;
-        return { result: { token: issued.token, jti: issued.record.jti, expiresAt: iso(issued.record.expiresAt) } };
+        return {
+          result: { token: issued.token, jti: issued.record.jti, expiresAt: iso(issued.record.expiresAt) },
+        };
       },
       { auth: "administrator" },
     )

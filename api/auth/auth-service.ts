@@ -58,9 +58,11 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
      * @throws UnauthorizedError when it is missing, malformed, badly signed, expired, revoked or unknown.
      */
     async authenticate(header: string | null | undefined): Promise<Principal> {
-      if (!header) throw new UnauthorizedError("missing Authorization header: send 'Authorization: Bearer <token>'");
+      if (!header)
+        throw new UnauthorizedError("missing Authorization header: send 'Authorization: Bearer <token>'");
       const presented = bearerToken(header);
-      if (!presented) throw new UnauthorizedError("the Authorization header must have the form 'Bearer <token>'");
+      if (!presented)
+        throw new UnauthorizedError("the Authorization header must have the form 'Bearer <token>'");
       const jwt = unwrapToken(presented);
       if (!jwt) throw new UnauthorizedError("the token is malformed");
       const claims = await signer.verify(jwt);
@@ -96,7 +98,10 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
         if (!user) throw new NotFoundError("no such user");
         const roles = request.roles ?? user.roles;
         const extra = roles.filter((role) => !user.roles.includes(role));
-        const problems = extra.map((role) => ({ path: "roles", message: `the user does not hold the role '${role}'` }));
+        const problems = extra.map((role) => ({
+          path: "roles",
+          message: `the user does not hold the role '${role}'`,
+        }));
         if (roles.length === 0) problems.push({ path: "roles", message: "at least one role is needed" });
         if (request.expiresAt !== undefined && request.expiresAt <= now()) {
           problems.push({ path: "expiry", message: "the expiry must be in the future" });
@@ -114,7 +119,13 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
         };
         await writer.insertToken(record);
         const exp = record.expiresAt === null ? undefined : Math.floor(record.expiresAt / 1000);
-        const jwt = await signer.sign({ sub: user.id, tid: record.tenantId, jti: record.jti, roles: record.roles, exp });
+        const jwt = await signer.sign({
+          sub: user.id,
+          tid: record.tenantId,
+          jti: record.jti,
+          roles: record.roles,
+          exp,
+        });
         return { token: wrapToken(jwt), record };
       };
       return tx ? issue(tx) : store.unitOfWork(issue);

@@ -34,8 +34,12 @@ export async function provisionTenant(
 ): Promise<Provisioned> {
   const username = request.username ?? "admin";
   const problems = [
-    ...(NAME.test(request.tenantName) ? [] : [{ path: "tenant", message: "letters, digits, '_' and '-', starting with a letter, at most 63" }]),
-    ...(NAME.test(username) ? [] : [{ path: "username", message: "letters, digits, '_' and '-', starting with a letter, at most 63" }]),
+    ...(NAME.test(request.tenantName)
+      ? []
+      : [{ path: "tenant", message: "letters, digits, '_' and '-', starting with a letter, at most 63" }]),
+    ...(NAME.test(username)
+      ? []
+      : [{ path: "username", message: "letters, digits, '_' and '-', starting with a letter, at most 63" }]),
   ];
   if (problems.length > 0) throw new ValidationError("invalid tenant request", problems);
 

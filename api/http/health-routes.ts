@@ -8,7 +8,10 @@ export interface HealthProbes {
 
 export function healthRoutes(probes: HealthProbes) {
   return new Elysia({ name: "health" }).get("/health", async ({ set }) => {
-    const [store, redis] = await Promise.all([probes.store().catch(() => false), probes.redis().catch(() => false)]);
+    const [store, redis] = await Promise.all([
+      probes.store().catch(() => false),
+      probes.redis().catch(() => false),
+    ]);
     const ok = store && redis;
     set.status = ok ? 200 : 503;
     return { status: ok ? "ok" : "degraded", store: store ? "ok" : "down", redis: redis ? "ok" : "down" };

@@ -30,7 +30,11 @@ export interface TokenRow {
   revoked_at: number | null;
 }
 
-export const toTenant = (row: TenantRow): Tenant => ({ id: row.id, name: row.name, createdAt: row.created_at });
+export const toTenant = (row: TenantRow): Tenant => ({
+  id: row.id,
+  name: row.name,
+  createdAt: row.created_at,
+});
 
 export const toUser = (row: UserRow): User => ({
   id: row.id,

@@ -13,7 +13,9 @@ export function createSqliteSession(db: Database): StoreWriter {
     tenantByName: db.query<TenantRow, [string]>("SELECT * FROM tenants WHERE name = ?"),
     tenants: db.query<TenantRow, []>("SELECT * FROM tenants ORDER BY created_at, id"),
     user: db.query<UserRow, [string, string]>("SELECT * FROM users WHERE tenant_id = ? AND id = ?"),
-    userByName: db.query<UserRow, [string, string]>("SELECT * FROM users WHERE tenant_id = ? AND username = ?"),
+    userByName: db.query<UserRow, [string, string]>(
+      "SELECT * FROM users WHERE tenant_id = ? AND username = ?",
+    ),
     token: db.query<TokenRow, [string, string]>("SELECT * FROM tokens WHERE tenant_id = ? AND jti = ?"),
     tokens: db.query<TokenRow, [string]>("SELECT * FROM tokens WHERE tenant_id = ? ORDER BY created_at, jti"),
     insertTenant: db.query("INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)"),

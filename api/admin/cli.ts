@@ -1,0 +1,36 @@
+/**
+ * The admin command-line tool (`npm run admin -- <command>`): opens the store
+ * named by the environment (DATA_DIR), runs one command, prints its lines.
+ */
+import { isAppError } from "../../common/errors.ts";
+import { loadConfig } from "../../common/load-config.ts";
+import { ApiConfigSchema } from "../config.ts";
+import { openCoreServices } from "../services.ts";
+import { runAdminCommand } from "./admin-commands.ts";
+
+const AdminConfigSchema = ApiConfigSchema.pick({
+  DATA_DIR: true,
+  JWT_SECRET: true,
+  MONGODB_URL: true,
+  TOKEN_CACHE_TTL_MS: true,
+});
+
+async function main(): Promise<number> {
+  const services = openCoreServices(loadConfig(AdminConfigSchema, process.env));
+  try {
+    for (const line of await runAdminCommand(process.argv.slice(2), services)) console.log(line);
+    return 0;
+  } finally {
+    await services.store.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error instanceof Error ? `admin: ${error.message}` : error);
+    for (const detail of (isAppError(error) && error.details) || [])
+      console.error(`  ${detail.path}: ${detail.message}`);
+    process.exit(isAppError(error) ? 2 : 1);
+  },
+);

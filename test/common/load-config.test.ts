@@ -1,0 +1,36 @@
+import { describe, expect, test } from "bun:test";
+import { loadApiConfig } from "../../api/config.ts";
+import { ConfigError } from "../../common/errors.ts";
+import { loadDispatcherConfig } from "../../dispatcher/config.ts";
+
+describe("configuration", () => {
+  test("applies the documented defaults and freezes the result", () => {
+    const config = loadApiConfig({ REDIS_URL: "redis://127.0.0.1:6379" });
+    expect(config).toMatchObject({
+      PORT: 3000,
+      HOST: "127.0.0.1",
+      DATA_DIR: "./data",
+      REDIS_PREFIX: "tds",
+      LOG_LEVEL: "info",
+      MAX_BODY_BYTES: 1_048_576,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  test("reports every problem at once", () => {
+    try {
+      loadApiConfig({ PORT: "seventy", JWT_SECRET: "short", LOG_LEVEL: "loud" });
+      throw new Error("expected a ConfigError");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.map((p) => p.split(":")[0]).sort();
+      expect(problems).toEqual(["JWT_SECRET", "LOG_LEVEL", "PORT", "REDIS_URL"]);
+    }
+  });
+
+  test("empty values fall back to defaults", () => {
+    expect(
+      loadDispatcherConfig({ REDIS_URL: "redis://x:1", DISPATCH_CONCURRENCY: "" }).DISPATCH_CONCURRENCY,
+    ).toBe(32);
+  });
+});

@@ -1,0 +1,78 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { Queue } from "bullmq";
+import { type DeliveryJob, deliveryJobId } from "../../common/delivery-job.ts";
+import { createLogger } from "../../common/log.ts";
+import { DELIVERY_QUEUE } from "../../common/redis-keys.ts";
+import { createDispatcher, type Dispatcher } from "../../dispatcher/worker.ts";
+import { eventually } from "../support/eventually.ts";
+import { openTestRedis, type TestRedis } from "../support/redis.ts";
+
+const job = (n: number): DeliveryJob => ({
+  tenantId: "t1",
+  webhookId: "w1",
+  mutationId: `m${n}`,
+  requestId: `r${n}`,
+  body: [{ data: { schemaJobs: { operation: "INSERT" } } }],
+  committedAt: Date.now(),
+});
+
+describe("dispatcher worker", () => {
+  let r: TestRedis;
+  let queue: Queue;
+  let dispatcher: Dispatcher | undefined;
+  beforeEach(() => {
+    r = openTestRedis();
+    queue = new Queue(DELIVERY_QUEUE, { connection: r.redis, prefix: r.keys.bullPrefix });
+  });
+  afterEach(async () => {
+    await dispatcher?.stop(1000);
+    await queue.close();
+    await r.close();
+  });
+
+  const start = (deliver: (job: DeliveryJob) => Promise<void>) => {
+    dispatcher = createDispatcher({
+      redis: r.redis,
+      keys: r.keys,
+      log: createLogger("silent"),
+      concurrency: 4,
+      deliver,
+    });
+    return dispatcher.ready();
+  };
+
+  test("hands every valid job to deliver, once per job id", async () => {
+    const delivered: DeliveryJob[] = [];
+    await start(async (j) => void delivered.push(j));
+    for (const n of [1, 2, 3]) await queue.add("deliver", job(n), { jobId: deliveryJobId("w1", `m${n}`) });
+    await queue.add("deliver", job(1), { jobId: deliveryJobId("w1", "m1") });
+    await eventually(() => expect(delivered.map((d) => d.requestId).sort()).toEqual(["r1", "r2", "r3"]));
+    await Bun.sleep(50);
+    expect(delivered.length).toBe(3);
+  });
+
+  test("a job that breaks the contract fails at once and is never delivered", async () => {
+    const delivered: DeliveryJob[] = [];
+    await start(async (j) => void delivered.push(j));
+    const bad = await queue.add("deliver", { tenantId: "t1", body: "not an array" }, { attempts: 5 });
+    await eventually(async () => expect(await bad.getState()).toBe("failed"));
+    expect((await queue.getJob(bad.id ?? ""))?.attemptsMade).toBe(1);
+    expect(delivered).toEqual([]);
+  });
+
+  test("stop lets an in-flight delivery finish and takes no new jobs", async () => {
+    const finished: string[] = [];
+    await start(async (j) => {
+      await Bun.sleep(200);
+      finished.push(j.requestId);
+    });
+    await queue.add("deliver", job(1));
+    await eventually(async () => expect(await queue.getActiveCount()).toBe(1));
+    await dispatcher?.stop(5000);
+    dispatcher = undefined;
+    expect(finished).toEqual(["r1"]);
+    await queue.add("deliver", job(2));
+    await Bun.sleep(100);
+    expect(await queue.getWaitingCount()).toBe(1);
+  });
+});

@@ -1,0 +1,55 @@
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MIGRATIONS, migrate } from "../../api/store/sqlite/migrations.ts";
+import { openSqliteStore } from "../../api/store/sqlite/sqlite-store.ts";
+import { describeStoreConformance } from "./store-conformance.ts";
+
+let dir = "";
+describeStoreConformance("sqlite", {
+  async open() {
+    dir = mkdtempSync(join(tmpdir(), "tds-store-"));
+    return openSqliteStore(join(dir, "store.sqlite"));
+  },
+  reopen: async () => openSqliteStore(join(dir, "store.sqlite")),
+  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+});
+
+describe("sqlite engine specifics", () => {
+  test("runs in WAL mode", () => {
+    const walDir = mkdtempSync(join(tmpdir(), "tds-store-"));
+    const store = openSqliteStore(join(walDir, "s.sqlite"));
+    const db = new Database(join(walDir, "s.sqlite"));
+    expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
+    db.close();
+    void store.close().then(() => rmSync(walDir, { recursive: true, force: true }));
+  });
+
+  test("migrations apply once, in order, and record their versions", () => {
+    const db = new Database(":memory:");
+    expect(migrate(db)).toBe(MIGRATIONS.length);
+    expect(migrate(db)).toBe(0);
+    const more = [...MIGRATIONS, { version: 99, name: "extra", sql: "CREATE TABLE extra (x INTEGER)" }];
+    expect(migrate(db, more)).toBe(1);
+    const versions = db
+      .query<{ version: number }, []>("SELECT version FROM schema_migrations ORDER BY version")
+      .all();
+    expect(versions.map((v) => v.version)).toEqual([...MIGRATIONS.map((m) => m.version), 99]);
+  });
+
+  test("a failing migration leaves the database at the previous version", () => {
+    const db = new Database(":memory:");
+    migrate(db);
+    const broken = [
+      ...MIGRATIONS,
+      { version: 50, name: "broken", sql: "CREATE TABLE ok (x); CREATE TABLE tenants (y)" },
+    ];
+    expect(() => migrate(db, broken)).toThrow();
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 'ok'").get()).toBeNull();
+    expect(db.query<{ v: number }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v).toBe(
+      MIGRATIONS.at(-1)?.version ?? 0,
+    );
+  });
+});
