@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm packages (Bun included)…"
-  npm ci --no-audit --no-fund --loglevel=error
+  npm install --no-audit --no-fund --loglevel=error
 fi
 
 if { [ "$1" = "test" ] || [ -z "$REDIS_URL" ]; } && ! command -v redis-server >/dev/null 2>&1; then
