@@ -1,0 +1,51 @@
+/**
+ * How field values live in SQLite columns, per field type, and the DDL of an
+ * object's table. Record values in memory (`RecordValues`) use:
+ * datetime → ms since the epoch (number); date → "YYYY-MM-DD"; time → "HH:MM:SS.sss";
+ * decimal → canonical decimal string; boolean → boolean; int/duration → integer;
+ * multipicklist → string[]; id/reference → UID string; the rest → string.
+ * In SQLite: datetime, int, duration, boolean (0/1) are INTEGER; multipicklist
+ * is a JSON array in TEXT; everything else is TEXT.
+ */
+import type { FieldDef, FieldType, ObjectDef } from "../../catalogue/catalogue.ts";
+
+/** One record's values keyed by field name (a reference's name holds the target's UID). */
+export type RecordValues = Record<string, FieldValue>;
+export type FieldValue = string | number | boolean | string[] | null;
+export type ColumnValue = string | number | null;
+
+const INTEGER_TYPES: ReadonlySet<FieldType> = new Set(["datetime", "int", "duration", "boolean"]);
+
+/** The SQLite column type of a field. */
+export function columnType(field: FieldDef): "INTEGER" | "TEXT" {
+  return INTEGER_TYPES.has(field.type) ? "INTEGER" : "TEXT";
+}
+
+/** A record value → its column value. */
+export function encodeValue(field: FieldDef, value: FieldValue): ColumnValue {
+  if (value === null) return null;
+  if (field.type === "boolean") return value ? 1 : 0;
+  if (field.type === "multipicklist") return JSON.stringify(value);
+  return value as string | number;
+}
+
+/** A column value → its record value. */
+export function decodeValue(field: FieldDef, raw: ColumnValue): FieldValue {
+  if (raw === null) return null;
+  if (field.type === "boolean") return raw === 1;
+  if (field.type === "multipicklist") return JSON.parse(raw as string) as string[];
+  return raw;
+}
+
+/** Double-quotes an identifier for SQL (identifiers come from the catalogue, never from requests). */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** `CREATE TABLE` for an object's records: one column per field, `uid` the primary key. */
+export function createTableSql(table: string, object: ObjectDef): string {
+  const columns = object.fields.map(
+    (field) => `${quoteIdent(field.mapping)} ${columnType(field)}${field.type === "id" ? " PRIMARY KEY NOT NULL" : ""}`,
+  );
+  return `CREATE TABLE ${quoteIdent(table)} (${columns.join(", ")}) WITHOUT ROWID`;
+}
