@@ -15,7 +15,15 @@ export type ErrorCode =
   | "payload_too_large"
   | "rate_limited"
   | "unavailable"
-  | "internal";
+  | "internal"
+  // Data-level codes, surfaced as GraphQL `extensions.code` in upper case (FILTER_PARSE_ERROR, ...).
+  | "filter_parse_error"
+  | "unknown_field"
+  | "invalid_key_field"
+  | "unique_violation"
+  | "reference_not_found"
+  | "unknown_id_alias"
+  | "limit_exceeded";
 
 /** One problem of a validation failure: where (a path into the input) and what. */
 export interface ErrorDetail {
@@ -82,6 +90,45 @@ export class RateLimitedError extends AppError {
 /** A dependency (store, Redis) cannot be reached right now. */
 export class UnavailableError extends AppError {
   readonly code = "unavailable";
+}
+
+/** Where in a source text (a filter, an orderBy) a problem is: 0-based offset, 1-based line and column. */
+export interface SourcePosition {
+  offset: number;
+  line: number;
+  column: number;
+}
+
+/** A filter or orderBy string does not parse or does not type-check. */
+export class FilterParseError extends AppError {
+  readonly code = "filter_parse_error";
+  constructor(
+    message: string,
+    readonly position: SourcePosition,
+    readonly expected: string | null = null,
+    readonly found: string | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** A field name that the object does not have. */
+export class UnknownFieldError extends AppError {
+  readonly code = "unknown_field";
+  constructor(
+    message: string,
+    readonly objectName: string,
+    readonly validNames: string[],
+    readonly suggestion: string | null,
+    readonly position: SourcePosition | null = null,
+  ) {
+    super(message);
+  }
+}
+
+/** A size limit (depth, cost, aliases, page size, ...) was exceeded. */
+export class LimitExceededError extends AppError {
+  readonly code = "limit_exceeded";
 }
 
 /** Configuration is invalid; every problem is listed. Raised at start-up only. */

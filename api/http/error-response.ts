@@ -16,6 +16,13 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   rate_limited: 429,
   unavailable: 503,
   internal: 500,
+  filter_parse_error: 400,
+  unknown_field: 400,
+  invalid_key_field: 400,
+  unique_violation: 409,
+  reference_not_found: 400,
+  unknown_id_alias: 400,
+  limit_exceeded: 400,
 };
 
 export interface ErrorBody {
