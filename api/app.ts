@@ -8,7 +8,13 @@ import type { Logger } from "../common/log.ts";
 import { isRedisReachable } from "../common/redis.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
 import type { AuthService } from "./auth/auth-service.ts";
+import type { CatalogueService } from "./catalogue/catalogue-service.ts";
+import { customRoutes } from "./catalogue/custom-routes.ts";
 import type { ApiConfig } from "./config.ts";
+import { graphqlRoutes } from "./graphql/graphql-routes.ts";
+import { createGraphQLService } from "./graphql/graphql-service.ts";
+import { buildTenantSchema } from "./graphql/schema/build-schema.ts";
+import { createSchemaCache } from "./graphql/schema/schema-cache.ts";
 import { errorPlugin } from "./http/error-plugin.ts";
 import { healthRoutes } from "./http/health-routes.ts";
 import type { Store } from "./store/store.ts";
@@ -18,14 +24,19 @@ export interface AppDeps {
   store: Store;
   redis: Redis;
   auth: AuthService;
+  catalogues: CatalogueService;
   log: Logger;
 }
 
-export function createApp({ config, store, redis, auth, log }: AppDeps) {
+export function createApp({ config, store, redis, auth, catalogues, log }: AppDeps) {
+  const schemas = createSchemaCache((catalogue) => buildTenantSchema(catalogue), config.TENANT_CACHE_SIZE);
+  const graphql = createGraphQLService(catalogues, schemas, log);
   return new Elysia()
     .use(errorPlugin(log, config.MAX_BODY_BYTES))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
-    .use(authRoutes(auth));
+    .use(authRoutes(auth))
+    .use(customRoutes(auth, catalogues))
+    .use(graphqlRoutes(auth, graphql));
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -21,6 +21,8 @@ export const ApiConfigSchema = z.object({
   TOKEN_CACHE_TTL_MS: positiveInt(5000),
   /** How long shutdown waits for in-flight requests before closing connections, in ms. Default 5000. */
   SHUTDOWN_GRACE_MS: positiveInt(5000),
+  /** How many tenants' catalogues and GraphQL schemas are kept in memory (least recently used go). Default 1000. */
+  TENANT_CACHE_SIZE: positiveInt(1000),
   /** Largest accepted request body in bytes. Default 1 MiB. */
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
 });

@@ -16,19 +16,23 @@ import { openCoreServices } from "./services.ts";
 async function main(): Promise<void> {
   const config = loadApiConfig(process.env);
   const log = createLogger(config.LOG_LEVEL, { process: "api" });
-  const { store, auth } = openCoreServices(config);
+  const services = openCoreServices(config);
+  const { store, auth, catalogues } = services;
   const redis = connectRedis(config.REDIS_URL, (error) =>
     log.warn("redis connection error", describeError(error)),
   );
 
-  if ((await store.listTenants()).length === 0) {
-    const { token } = await provisionTenant(store, auth, { tenantName: "default" });
+  const tenants = await store.listTenants();
+  // Standard objects may have gained fields since the last start: give every tenant's storage them.
+  for (const tenant of tenants) await catalogues.ensureStandardStorage(tenant.id);
+  if (tenants.length === 0) {
+    const { token } = await provisionTenant(services, { tenantName: "default" });
     console.log(
       `Administrator token for tenant 'default' (shown once, keep it like a password):\n${token.token}`,
     );
   }
 
-  const app = createApp({ config, store, redis, auth, log });
+  const app = createApp({ config, redis, log, ...services });
   try {
     app.listen({
       port: config.PORT,

@@ -7,6 +7,7 @@ import { ConfigError } from "../common/errors.ts";
 import { readOrCreateSecret } from "../common/secret-file.ts";
 import { type AuthService, createAuthService } from "./auth/auth-service.ts";
 import { createTokenSigner } from "./auth/token-signer.ts";
+import { type CatalogueService, createCatalogueService } from "./catalogue/catalogue-service.ts";
 import type { ApiConfig } from "./config.ts";
 import { openSqliteStore } from "./store/sqlite/sqlite-store.ts";
 import type { Store } from "./store/store.ts";
@@ -14,9 +15,13 @@ import type { Store } from "./store/store.ts";
 export interface CoreServices {
   store: Store;
   auth: AuthService;
+  catalogues: CatalogueService;
 }
 
-type CoreConfig = Pick<ApiConfig, "DATA_DIR" | "JWT_SECRET" | "MONGODB_URL" | "TOKEN_CACHE_TTL_MS">;
+type CoreConfig = Pick<
+  ApiConfig,
+  "DATA_DIR" | "JWT_SECRET" | "MONGODB_URL" | "TOKEN_CACHE_TTL_MS" | "TENANT_CACHE_SIZE"
+>;
 
 export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
   if (config.MONGODB_URL) {
@@ -31,5 +36,6 @@ export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
     signer: createTokenSigner(secret),
     cacheTtlMs: config.TOKEN_CACHE_TTL_MS,
   });
-  return { store, auth };
+  const catalogues = createCatalogueService({ store, cacheSize: config.TENANT_CACHE_SIZE });
+  return { store, auth, catalogues };
 }

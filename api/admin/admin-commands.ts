@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { BadRequestError, NotFoundError, ValidationError } from "../../common/errors.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import { provisionTenant } from "../auth/provision-tenant.ts";
+import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { ROLES, type Role, type Store, type Tenant } from "../store/store.ts";
 
 export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
@@ -22,10 +23,11 @@ export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
 export interface AdminServices {
   store: Store;
   auth: AuthService;
+  catalogues: CatalogueService;
 }
 
 /** Runs one admin command. @returns the lines to print. @throws AppError for bad input. */
-export async function runAdminCommand(argv: string[], { store, auth }: AdminServices): Promise<string[]> {
+export async function runAdminCommand(argv: string[], services: AdminServices): Promise<string[]> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -39,11 +41,12 @@ export async function runAdminCommand(argv: string[], { store, auth }: AdminServ
       "last-name": { type: "string" },
     },
   });
+  const { store, auth } = services;
   const [command, name] = positionals;
   switch (command) {
     case "create-tenant": {
       if (!name) throw new BadRequestError("create-tenant needs a tenant name");
-      const { tenant, token } = await provisionTenant(store, auth, {
+      const { tenant, token } = await provisionTenant(services, {
         tenantName: name,
         username: values.admin,
         email: values.email,

@@ -13,6 +13,7 @@ const AdminConfigSchema = ApiConfigSchema.pick({
   JWT_SECRET: true,
   MONGODB_URL: true,
   TOKEN_CACHE_TTL_MS: true,
+  TENANT_CACHE_SIZE: true,
 });
 
 async function main(): Promise<number> {

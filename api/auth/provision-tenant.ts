@@ -3,6 +3,7 @@
  * in one unit of work. Used by the admin tool and by the first start.
  */
 import { ConflictError, ValidationError } from "../../common/errors.ts";
+import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { Store, Tenant, User } from "../store/store.ts";
 import type { AuthService, IssuedToken } from "./auth-service.ts";
 
@@ -27,8 +28,7 @@ const NAME = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
  * @throws ValidationError for a bad name, ConflictError when the tenant exists.
  */
 export async function provisionTenant(
-  store: Store,
-  auth: AuthService,
+  { store, auth, catalogues }: { store: Store; auth: AuthService; catalogues: CatalogueService },
   request: ProvisionRequest,
   now: () => number = Date.now,
 ): Promise<Provisioned> {
@@ -60,6 +60,7 @@ export async function provisionTenant(
       createdAt: now(),
     };
     await tx.insertTenant(tenant);
+    await catalogues.ensureStandardStorage(tenant.id, tx);
     await tx.insertUser(user);
     const token = await auth.issueToken(
       { tenantId: tenant.id, userId: user.id, description: "first administrator token" },

@@ -46,12 +46,18 @@ export function makeField(objectName: string, name: string, spec: FieldSpec): Fi
 /** The five fields every object has (seed §2.2 rule 1), with their ids derived from `idSeed`. */
 export function systemFields(objectName: string, idSeed: string = objectName): FieldDef[] {
   const system = (name: string, spec: FieldSpec) =>
-    makeField(objectName, name, { id: stableId(`${idSeed}.${name}`), required: true, readOnly: true, system: true, ...spec });
+    makeField(objectName, name, {
+      id: stableId(`${idSeed}.${name}`),
+      required: true,
+      readOnly: true,
+      system: true,
+      ...spec,
+    });
   return [
     system("UID", { type: "id", mapping: "uid", unique: true }),
     system("CreatedDate", { type: "datetime", mapping: "created_date" }),
-    system("CreatedBy", { type: "reference", mapping: "created_by", referenceTo: "Users" }),
     system("LastModifiedDate", { type: "datetime", mapping: "last_modified_date" }),
+    system("CreatedBy", { type: "reference", mapping: "created_by", referenceTo: "Users" }),
     system("LastModifiedBy", { type: "reference", mapping: "last_modified_by", referenceTo: "Users" }),
   ];
 }
@@ -66,6 +72,9 @@ export function standardObject(name: string, label: string, fields: Record<strin
     mapping: name.toLowerCase(),
     custom: false,
     tracked: true,
-    fields: [...systemFields(name), ...Object.entries(fields).map(([field, spec]) => makeField(name, field, spec))],
+    fields: [
+      ...systemFields(name),
+      ...Object.entries(fields).map(([field, spec]) => makeField(name, field, spec)),
+    ],
   };
 }

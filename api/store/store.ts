@@ -4,6 +4,7 @@
  * tenant where data belongs to one. Methods are async so an engine over the
  * network fits the same shape.
  */
+import type { FieldDef, ObjectDef } from "../catalogue/catalogue.ts";
 
 export const ROLES = ["administrator", "scheduler", "resource"] as const;
 export type Role = (typeof ROLES)[number];
@@ -39,6 +40,17 @@ export interface TokenRecord {
   revokedAt: number | null;
 }
 
+/**
+ * A tenant's stored custom definitions, as saved: custom objects (with `fields`
+ * empty) and every custom field, on custom and standard objects alike. The
+ * catalogue service assembles them with the standard objects.
+ */
+export interface CustomDefinitions {
+  version: number;
+  objects: ObjectDef[];
+  fields: FieldDef[];
+}
+
 /** Reads, usable inside and outside a unit of work. */
 export interface StoreReader {
   findTenantById(tenantId: string): Promise<Tenant | null>;
@@ -48,6 +60,9 @@ export interface StoreReader {
   findUserByUsername(tenantId: string, username: string): Promise<User | null>;
   findToken(tenantId: string, jti: string): Promise<TokenRecord | null>;
   listTokens(tenantId: string): Promise<TokenRecord[]>;
+  /** The tenant's catalogue version: 0 until its first custom definition. */
+  catalogueVersion(tenantId: string): Promise<number>;
+  loadCustomDefinitions(tenantId: string): Promise<CustomDefinitions>;
 }
 
 /** Writes; only available inside a unit of work, so they commit or roll back together. */
@@ -57,6 +72,21 @@ export interface StoreWriter extends StoreReader {
   insertToken(token: TokenRecord): Promise<void>;
   /** Marks a token revoked; false when the tenant has no such token. */
   revokeToken(tenantId: string, jti: string, at: number): Promise<boolean>;
+
+  /** Creates the record storage of a standard object, or adds the fields it lacks. Idempotent. */
+  ensureObjectStorage(tenantId: string, object: ObjectDef): Promise<void>;
+  /** Saves a custom object's definition and creates its storage for `object.fields`. */
+  createCustomObject(tenantId: string, object: ObjectDef): Promise<void>;
+  /** Saves a custom field's definition and adds its storage to `object` (existing rows get its default). */
+  addCustomField(tenantId: string, object: ObjectDef, field: FieldDef): Promise<void>;
+  /** Removes a custom object's definition, its fields' definitions and its records. */
+  deleteCustomObject(tenantId: string, object: ObjectDef): Promise<void>;
+  /** Removes a custom field's definition and its values. */
+  deleteCustomField(tenantId: string, object: ObjectDef, field: FieldDef): Promise<void>;
+  /** Sets a custom object's tracking; false when the tenant has no such object. */
+  setObjectTracked(tenantId: string, objectId: string, tracked: boolean): Promise<boolean>;
+  /** Increments and returns the tenant's catalogue version. */
+  bumpCatalogueVersion(tenantId: string): Promise<number>;
 }
 
 export interface Store extends StoreReader {

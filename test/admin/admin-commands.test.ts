@@ -8,7 +8,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const run = (...argv: string[]) => runAdminCommand(argv, { store: t.store, auth: t.auth });
+const run = (...argv: string[]) =>
+  runAdminCommand(argv, { store: t.store, auth: t.auth, catalogues: t.catalogues });
 
 describe("admin tool", () => {
   test("create-tenant prints an administrator token that the API accepts", async () => {

@@ -51,11 +51,12 @@ export async function createTestApp(env: Record<string, string> = {}) {
     LOG_LEVEL: "silent",
     ...env,
   });
-  const { store, auth } = openCoreServices(config);
+  const services = openCoreServices(config);
+  const { store, auth, catalogues } = services;
   const log = createLogger(config.LOG_LEVEL);
   // A test may point REDIS_URL elsewhere (at nothing, say); the app then uses that connection.
   const redis = env.REDIS_URL ? connectRedis(config.REDIS_URL, () => undefined) : testRedis.redis;
-  const app = createApp({ config, store, redis, auth, log });
+  const app = createApp({ config, redis, log, ...services });
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
@@ -79,7 +80,7 @@ export async function createTestApp(env: Record<string, string> = {}) {
   }
 
   async function provision(name: string): Promise<ProvisionedTenant> {
-    const { tenant, user, token } = await provisionTenant(store, auth, { tenantName: name });
+    const { tenant, user, token } = await provisionTenant(services, { tenantName: name });
     return { tenant, admin: user, adminToken: token.token };
   }
 
@@ -108,5 +109,5 @@ export async function createTestApp(env: Record<string, string> = {}) {
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  return { app, config, store, auth, redis: testRedis, dataDir, call, provision, addUser, close };
+  return { app, config, store, auth, catalogues, redis: testRedis, dataDir, call, provision, addUser, close };
 }

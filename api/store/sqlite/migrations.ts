@@ -46,6 +46,39 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "tenant catalogues: custom objects and fields, per-tenant record tables",
+    sql: `
+      ALTER TABLE tenants ADD COLUMN storage_no INTEGER;
+      UPDATE tenants SET storage_no = rowid;
+      CREATE UNIQUE INDEX tenants_storage_no ON tenants (storage_no);
+      CREATE TABLE catalogue_versions (
+        tenant_id TEXT PRIMARY KEY REFERENCES tenants(id),
+        version INTEGER NOT NULL
+      );
+      CREATE TABLE custom_objects (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        id TEXT NOT NULL,
+        name TEXT NOT NULL COLLATE NOCASE,
+        definition TEXT NOT NULL,
+        tracked INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (tenant_id, name)
+      );
+      CREATE TABLE custom_fields (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        id TEXT NOT NULL,
+        object_name TEXT NOT NULL COLLATE NOCASE,
+        name TEXT NOT NULL COLLATE NOCASE,
+        definition TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (tenant_id, object_name, name)
+      );
+    `,
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -45,7 +45,8 @@ export function quoteIdent(name: string): string {
 /** `CREATE TABLE` for an object's records: one column per field, `uid` the primary key. */
 export function createTableSql(table: string, object: ObjectDef): string {
   const columns = object.fields.map(
-    (field) => `${quoteIdent(field.mapping)} ${columnType(field)}${field.type === "id" ? " PRIMARY KEY NOT NULL" : ""}`,
+    (field) =>
+      `${quoteIdent(field.mapping)} ${columnType(field)}${field.type === "id" ? " PRIMARY KEY NOT NULL" : ""}`,
   );
   return `CREATE TABLE ${quoteIdent(table)} (${columns.join(", ")}) WITHOUT ROWID`;
 }

@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import type { StoreWriter, Tenant, TokenRecord, User } from "../store.ts";
+import { createCatalogueSession } from "./catalogue-session.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
 
 export function createSqliteSession(db: Database): StoreWriter {
@@ -18,7 +19,11 @@ export function createSqliteSession(db: Database): StoreWriter {
     ),
     token: db.query<TokenRow, [string, string]>("SELECT * FROM tokens WHERE tenant_id = ? AND jti = ?"),
     tokens: db.query<TokenRow, [string]>("SELECT * FROM tokens WHERE tenant_id = ? ORDER BY created_at, jti"),
-    insertTenant: db.query("INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)"),
+    insertTenant: db.query(
+      `INSERT INTO tenants (id, name, created_at, storage_no)
+       VALUES (?, ?, ?, (SELECT coalesce(max(storage_no), 0) + 1 FROM tenants))`,
+    ),
+    storageNo: db.query<{ storage_no: number }, [string]>("SELECT storage_no FROM tenants WHERE id = ?"),
     insertUser: db.query(
       `INSERT INTO users (tenant_id, id, username, email, first_name, last_name, roles, is_active, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -32,7 +37,20 @@ export function createSqliteSession(db: Database): StoreWriter {
     ),
   };
 
+  // A tenant's storage number never changes once given.
+  const storageNos = new Map<string, number>();
+  const storageNo = (tenantId: string): number => {
+    let no = storageNos.get(tenantId);
+    if (no === undefined) {
+      no = q.storageNo.get(tenantId)?.storage_no;
+      if (no === undefined) throw new Error(`no tenant ${tenantId}`);
+      storageNos.set(tenantId, no);
+    }
+    return no;
+  };
+
   return {
+    ...createCatalogueSession(db, storageNo),
     findTenantById: async (tenantId) => mapOrNull(q.tenantById.get(tenantId), toTenant),
     findTenantByName: async (name) => mapOrNull(q.tenantByName.get(name), toTenant),
     listTenants: async () => q.tenants.all().map(toTenant),

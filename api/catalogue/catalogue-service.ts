@@ -1,0 +1,120 @@
+/**
+ * A tenant's catalogue, read and changed. Reads check the stored version on
+ * every call (one indexed lookup) and rebuild only when it moved, so a change
+ * made through any API process is seen by the next request. Changes run in one
+ * unit of work each: definitions and storage commit together or not at all.
+ */
+import { ConflictError, NotFoundError, ValidationError } from "../../common/errors.ts";
+import type { Store, StoreWriter } from "../store/store.ts";
+import { assembleCatalogue } from "./assemble-catalogue.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "./catalogue.ts";
+import { defineAddedField, defineObject } from "./define-object.ts";
+import type { AddFieldInput, ObjectInput } from "./definition-input.ts";
+import { STANDARD_OBJECTS } from "./standard-objects.ts";
+
+export interface CatalogueServiceDeps {
+  store: Store;
+  /** How many tenants' catalogues to keep in memory (least recently used go first). */
+  cacheSize: number;
+}
+
+export type CatalogueService = ReturnType<typeof createCatalogueService>;
+
+export function createCatalogueService({ store, cacheSize }: CatalogueServiceDeps) {
+  const cache = new Map<string, Catalogue>();
+
+  const remember = (catalogue: Catalogue) => {
+    cache.delete(catalogue.tenantId);
+    cache.set(catalogue.tenantId, catalogue);
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+    return catalogue;
+  };
+
+  /** Runs a catalogue change against the catalogue as committed, then bumps the version. */
+  async function change<T>(
+    tenantId: string,
+    work: (tx: StoreWriter, catalogue: Catalogue) => Promise<T>,
+  ): Promise<T> {
+    return store.unitOfWork(async (tx) => {
+      const catalogue = assembleCatalogue(tenantId, await tx.loadCustomDefinitions(tenantId));
+      const result = await work(tx, catalogue);
+      await tx.bumpCatalogueVersion(tenantId);
+      return result;
+    });
+  }
+
+  const customObject = (catalogue: Catalogue, id: string): ObjectDef => {
+    const object = catalogue.objects.find((candidate) => candidate.custom && candidate.id === id);
+    if (!object) throw new NotFoundError(`no custom object with id '${id}'`);
+    return object;
+  };
+
+  return {
+    /** The tenant's current catalogue. */
+    async get(tenantId: string): Promise<Catalogue> {
+      const version = await store.catalogueVersion(tenantId);
+      const cached = cache.get(tenantId);
+      if (cached && cached.version === version) return remember(cached);
+      return remember(assembleCatalogue(tenantId, await store.loadCustomDefinitions(tenantId)));
+    },
+
+    /** Creates the record storage of the standard objects for a tenant (new, or after an upgrade). */
+    async ensureStandardStorage(tenantId: string, tx?: StoreWriter): Promise<void> {
+      const ensure = async (writer: StoreWriter) => {
+        for (const object of STANDARD_OBJECTS) await writer.ensureObjectStorage(tenantId, object);
+      };
+      await (tx ? ensure(tx) : store.unitOfWork(ensure));
+    },
+
+    createObject: (tenantId: string, input: ObjectInput): Promise<ObjectDef> =>
+      change(tenantId, async (tx, catalogue) => {
+        const object = defineObject(catalogue, input);
+        await tx.createCustomObject(tenantId, object);
+        return object;
+      }),
+
+    addField: (tenantId: string, input: AddFieldInput): Promise<FieldDef> =>
+      change(tenantId, async (tx, catalogue) => {
+        const { object, field } = defineAddedField(catalogue, input);
+        await tx.addCustomField(tenantId, object, field);
+        return field;
+      }),
+
+    deleteObject: (tenantId: string, objectId: string): Promise<void> =>
+      change(tenantId, async (tx, catalogue) => {
+        const object = customObject(catalogue, objectId);
+        const referrers = catalogue.objects
+          .flatMap((other) => other.fields)
+          .filter(
+            (field) => field.referenceTo === object.name && field.objectName !== object.name && !field.system,
+          );
+        if (referrers.length > 0) {
+          const list = referrers.map((field) => `${field.objectName}.${field.name}`).join(", ");
+          throw new ConflictError(`${object.name} is referenced by ${list}; delete those fields first`);
+        }
+        await tx.deleteCustomObject(tenantId, object);
+      }),
+
+    deleteField: (tenantId: string, fieldId: string): Promise<void> =>
+      change(tenantId, async (tx, catalogue) => {
+        for (const object of catalogue.objects) {
+          const field = object.fields.find((candidate) => candidate.id === fieldId);
+          if (!field) continue;
+          if (!field.custom)
+            throw new ValidationError("only custom fields can be deleted", [
+              { path: "id", message: "a standard or system field" },
+            ]);
+          await tx.deleteCustomField(tenantId, object, field);
+          return;
+        }
+        throw new NotFoundError(`no field with id '${fieldId}'`);
+      }),
+
+    setTracked: (tenantId: string, objectId: string, tracked: boolean): Promise<ObjectDef> =>
+      change(tenantId, async (tx, catalogue) => {
+        const object = customObject(catalogue, objectId);
+        await tx.setObjectTracked(tenantId, object.id, tracked);
+        return { ...object, tracked };
+      }),
+  };
+}

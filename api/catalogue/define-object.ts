@@ -1,0 +1,111 @@
+/**
+ * A custom object's definition (or one more field of an existing object) from
+ * REST input, checked against the tenant's catalogue: names, clashes with
+ * existing objects, generated GraphQL names and members. Pure.
+ */
+import { ConflictError, type ErrorDetail, ValidationError } from "../../common/errors.ts";
+import { FIXED_TYPE_NAMES, memberNamesOf, names, schemaNamesOf } from "../graphql/schema/naming.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "./catalogue.ts";
+import { defineField, NAME_PATTERN, NAME_RULE } from "./define-field.ts";
+import type { AddFieldInput, ObjectInput } from "./definition-input.ts";
+import { systemFields } from "./field-factory.ts";
+
+const lower = (names: Iterable<string>) => new Set([...names].map((name) => name.toLowerCase()));
+
+/** The GraphQL members a field adds to its object. */
+const membersOf = (field: FieldDef) =>
+  field.type === "reference" ? [field.name, names.referenceId(field.name)] : [field.name];
+
+/**
+ * Builds a new custom object (tracked, with the five system fields).
+ * @throws ValidationError listing every problem; ConflictError when the name is taken.
+ */
+export function defineObject(catalogue: Catalogue, input: ObjectInput): ObjectDef {
+  const problems: ErrorDetail[] = [];
+  if (!NAME_PATTERN.test(input.name))
+    problems.push({ path: "name", message: `'${input.name}' is not a valid name: ${NAME_RULE}` });
+  const existing = catalogue.objects.find((object) => object.name.toLowerCase() === input.name.toLowerCase());
+  if (existing) throw new ConflictError(`an object named '${existing.name}' exists already`);
+  const taken = lower([
+    ...FIXED_TYPE_NAMES,
+    ...catalogue.objects.flatMap((object) => schemaNamesOf(object.name)),
+  ]);
+  const clash = schemaNamesOf(input.name).find((name) => taken.has(name.toLowerCase()));
+  if (clash)
+    problems.push({ path: "name", message: `'${input.name}' would clash with the GraphQL name '${clash}'` });
+
+  const id = crypto.randomUUID();
+  const fields = systemFields(input.name, id);
+  const seen = lower(fields.flatMap(membersOf));
+  input.fields.forEach((fieldInput, i) => {
+    const draft = defineField(
+      catalogue,
+      { name: input.name, extraTargets: [input.name] },
+      fieldInput,
+      `fields[${i}].`,
+    );
+    problems.push(...draft.problems);
+    if (!draft.field) return;
+    const repeated = membersOf(draft.field).find((member) => seen.has(member.toLowerCase()));
+    if (repeated)
+      problems.push({
+        path: `fields[${i}].name`,
+        message: `'${repeated}' is already a field of ${input.name}`,
+      });
+    for (const member of membersOf(draft.field)) seen.add(member.toLowerCase());
+    fields.push(draft.field);
+  });
+  if (problems.length > 0) throw new ValidationError("the object definition is invalid", problems);
+
+  const object: ObjectDef = {
+    id,
+    name: input.name,
+    label: input.label ?? input.name,
+    description: input.description ?? null,
+    mapping: `__${input.name.toLowerCase()}`,
+    custom: true,
+    tracked: true,
+    fields,
+  };
+  const withObject = { ...catalogue, objects: [...catalogue.objects, object] };
+  object.fields = object.fields.map((field) => withReverseName(withObject, field));
+  return object;
+}
+
+/**
+ * Builds one more custom field for an existing object (custom or standard).
+ * @throws ValidationError listing every problem; ConflictError when a member name is taken.
+ */
+export function defineAddedField(
+  catalogue: Catalogue,
+  input: AddFieldInput,
+): { object: ObjectDef; field: FieldDef } {
+  const object = catalogue.objects.find((candidate) => candidate.name === input.schemaName);
+  if (!object) {
+    throw new ValidationError("the field definition is invalid", [
+      { path: "schemaName", message: `no object named '${input.schemaName}'` },
+    ]);
+  }
+  const draft = defineField(catalogue, { name: object.name }, input, "");
+  if (!draft.field) throw new ValidationError("the field definition is invalid", draft.problems);
+  const taken = lower(memberNamesOf(catalogue, object));
+  const clash = membersOf(draft.field).find((member) => taken.has(member.toLowerCase()));
+  if (clash) throw new ConflictError(`${object.name} already has a member named '${clash}'`);
+  return { object, field: withReverseName(catalogue, draft.field) };
+}
+
+/** Gives a custom reference the list field its target shows: the source's name, or `<Source>_<Field>` when taken. */
+function withReverseName(catalogue: Catalogue, field: FieldDef): FieldDef {
+  if (field.type !== "reference" || !field.custom || !field.referenceTo) return field;
+  const target = catalogue.objects.find((object) => object.name === field.referenceTo);
+  if (!target) return field;
+  const taken = lower(memberNamesOf(catalogue, target));
+  const candidates = [field.objectName, `${field.objectName}_${field.name}`];
+  const reverseName = candidates.find((candidate) => !taken.has(candidate.toLowerCase()));
+  if (!reverseName) {
+    throw new ConflictError(
+      `${target.name} already has members named ${candidates.join(" and ")}; rename the field`,
+    );
+  }
+  return { ...field, reverseName };
+}

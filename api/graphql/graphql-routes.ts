@@ -1,0 +1,37 @@
+/** `/graphql/*`: the tenant's schema as SDL, and GraphQL over HTTP (POST, and GET for queries). */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { authPlugin } from "../auth/auth-plugin.ts";
+import type { AuthService } from "../auth/auth-service.ts";
+import { parseBody } from "../http/parse-body.ts";
+import type { GraphQLService } from "./graphql-service.ts";
+
+const RequestSchema = z.object({
+  query: z.string().min(1),
+  variables: z.record(z.string(), z.unknown()).nullish(),
+  operationName: z.string().nullish(),
+});
+
+export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
+  return new Elysia({ name: "graphql-routes", prefix: "/graphql" })
+    .use(authPlugin(auth))
+    .get(
+      "/schema",
+      async ({ principal, request, set }) => {
+        const { text, etag } = (await graphql.schemaOf(principal.tenantId)).sdl();
+        set.headers.etag = etag;
+        if (request.headers.get("if-none-match") === etag) {
+          set.status = 304;
+          return "";
+        }
+        set.headers["content-type"] = "text/plain; charset=utf-8";
+        return text;
+      },
+      { auth: true },
+    )
+    .post(
+      "/graphql",
+      async ({ principal, body }) => graphql.execute(principal, parseBody(RequestSchema, body)),
+      { auth: true },
+    );
+}

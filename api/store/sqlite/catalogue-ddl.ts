@@ -1,0 +1,61 @@
+/**
+ * Record storage of a tenant's objects: one table per object named
+ * `t<tenant storage no>_<object mapping>`, one column per field named by its
+ * mapping, a unique index per unique field. Runs inside the caller's
+ * transaction (SQLite DDL is transactional), so a failed definition leaves nothing.
+ */
+import type { Database } from "bun:sqlite";
+import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import { defaultRecordValue } from "../../catalogue/field-values.ts";
+import { columnType, createTableSql, encodeValue, quoteIdent } from "./record-codec.ts";
+
+export const tableName = (storageNo: number, object: Pick<ObjectDef, "mapping">) =>
+  `t${storageNo}_${object.mapping}`;
+const indexName = (table: string, field: FieldDef) => `${table}__${field.mapping}__unique`;
+
+function createUniqueIndex(db: Database, table: string, field: FieldDef): void {
+  db.run(
+    `CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(indexName(table, field))} ON ${quoteIdent(table)} (${quoteIdent(field.mapping)})`,
+  );
+}
+
+function existingColumns(db: Database, table: string): Set<string> {
+  return new Set(
+    db
+      .query<{ name: string }, []>(`SELECT name FROM pragma_table_info(${sqlString(table)})`)
+      .all()
+      .map((c) => c.name),
+  );
+}
+
+const sqlString = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+/** Creates the object's table (and indexes) when absent; adds the columns it lacks when present. */
+export function ensureObjectTable(db: Database, storageNo: number, object: ObjectDef): void {
+  const table = tableName(storageNo, object);
+  const columns = existingColumns(db, table);
+  if (columns.size === 0) db.run(createTableSql(table, object));
+  for (const field of object.fields) {
+    if (columns.size > 0 && !columns.has(field.mapping)) addColumn(db, table, field);
+    if (field.unique && field.type !== "id") createUniqueIndex(db, table, field);
+  }
+}
+
+/** Adds a field's column (and unique index); existing rows get the field's default. */
+export function addColumn(db: Database, table: string, field: FieldDef): void {
+  db.run(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(field.mapping)} ${columnType(field)}`);
+  if (field.defaultValue !== null) {
+    const value = encodeValue(field, defaultRecordValue(field));
+    db.query(`UPDATE ${quoteIdent(table)} SET ${quoteIdent(field.mapping)} = ?`).run(value);
+  }
+  if (field.unique) createUniqueIndex(db, table, field);
+}
+
+export function dropColumn(db: Database, table: string, field: FieldDef): void {
+  db.run(`DROP INDEX IF EXISTS ${quoteIdent(indexName(table, field))}`);
+  db.run(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(field.mapping)}`);
+}
+
+export function dropTable(db: Database, table: string): void {
+  db.run(`DROP TABLE IF EXISTS ${quoteIdent(table)}`);
+}

@@ -1,0 +1,105 @@
+/** The catalogue part of a SQLite session: custom definitions and the DDL of record storage. */
+import type { Database } from "bun:sqlite";
+import { ConflictError } from "../../../common/errors.ts";
+import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { StoreWriter } from "../store.ts";
+import { addColumn, dropColumn, dropTable, ensureObjectTable, tableName } from "./catalogue-ddl.ts";
+
+type CatalogueMethods = Pick<
+  StoreWriter,
+  | "catalogueVersion"
+  | "loadCustomDefinitions"
+  | "ensureObjectStorage"
+  | "createCustomObject"
+  | "addCustomField"
+  | "deleteCustomObject"
+  | "deleteCustomField"
+  | "setObjectTracked"
+  | "bumpCatalogueVersion"
+>;
+
+/** Runs `write`; a unique-constraint failure (a race lost to another writer) becomes a ConflictError. */
+function uniquely<T>(message: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(message);
+    throw error;
+  }
+}
+
+/** Builds the catalogue methods over `db`; `storageNo` maps a tenant id to its table-name number. */
+export function createCatalogueSession(
+  db: Database,
+  storageNo: (tenantId: string) => number,
+): CatalogueMethods {
+  const q = {
+    version: db.query<{ version: number }, [string]>(
+      "SELECT version FROM catalogue_versions WHERE tenant_id = ?",
+    ),
+    bump: db.query<{ version: number }, [string]>(
+      `INSERT INTO catalogue_versions (tenant_id, version) VALUES (?, 1)
+       ON CONFLICT (tenant_id) DO UPDATE SET version = version + 1 RETURNING version`,
+    ),
+    objects: db.query<{ definition: string; tracked: number }, [string]>(
+      "SELECT definition, tracked FROM custom_objects WHERE tenant_id = ? ORDER BY created_at, id",
+    ),
+    fields: db.query<{ definition: string }, [string]>(
+      "SELECT definition FROM custom_fields WHERE tenant_id = ? ORDER BY created_at, id",
+    ),
+    insertObject: db.query(
+      "INSERT INTO custom_objects (tenant_id, id, name, definition, tracked, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    insertField: db.query(
+      "INSERT INTO custom_fields (tenant_id, id, object_name, name, definition, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    deleteObject: db.query("DELETE FROM custom_objects WHERE tenant_id = ? AND id = ?"),
+    deleteObjectFields: db.query("DELETE FROM custom_fields WHERE tenant_id = ? AND object_name = ?"),
+    deleteField: db.query("DELETE FROM custom_fields WHERE tenant_id = ? AND id = ?"),
+    track: db.query("UPDATE custom_objects SET tracked = ? WHERE tenant_id = ? AND id = ?"),
+  };
+  const table = (tenantId: string, object: ObjectDef) => tableName(storageNo(tenantId), object);
+
+  return {
+    catalogueVersion: async (tenantId) => q.version.get(tenantId)?.version ?? 0,
+    loadCustomDefinitions: async (tenantId) => ({
+      version: q.version.get(tenantId)?.version ?? 0,
+      objects: q.objects
+        .all(tenantId)
+        .map((row) => ({ ...(JSON.parse(row.definition) as ObjectDef), tracked: row.tracked === 1 })),
+      fields: q.fields.all(tenantId).map((row) => JSON.parse(row.definition) as FieldDef),
+    }),
+    ensureObjectStorage: async (tenantId, object) => ensureObjectTable(db, storageNo(tenantId), object),
+    createCustomObject: async (tenantId, object) => {
+      const { fields, tracked, ...definition } = object;
+      const json = JSON.stringify({ ...definition, fields: [] });
+      uniquely(`an object named '${object.name}' exists already`, () =>
+        q.insertObject.run(tenantId, object.id, object.name, json, tracked ? 1 : 0, Date.now()),
+      );
+      for (const field of fields.filter((f) => f.custom)) saveField(tenantId, field);
+      ensureObjectTable(db, storageNo(tenantId), object);
+    },
+    addCustomField: async (tenantId, object, field) => {
+      saveField(tenantId, field);
+      addColumn(db, table(tenantId, object), field);
+    },
+    deleteCustomObject: async (tenantId, object) => {
+      q.deleteObject.run(tenantId, object.id);
+      q.deleteObjectFields.run(tenantId, object.name);
+      dropTable(db, table(tenantId, object));
+    },
+    deleteCustomField: async (tenantId, object, field) => {
+      q.deleteField.run(tenantId, field.id);
+      dropColumn(db, table(tenantId, object), field);
+    },
+    setObjectTracked: async (tenantId, objectId, tracked) =>
+      q.track.run(tracked ? 1 : 0, tenantId, objectId).changes > 0,
+    bumpCatalogueVersion: async (tenantId) => q.bump.get(tenantId)?.version ?? 0,
+  };
+
+  function saveField(tenantId: string, field: FieldDef): void {
+    uniquely(`${field.objectName} has a field named '${field.name}' already`, () =>
+      q.insertField.run(tenantId, field.id, field.objectName, field.name, JSON.stringify(field), Date.now()),
+    );
+  }
+}
