@@ -45,7 +45,12 @@ export function defineObject(catalogue: Catalogue, input: ObjectInput): ObjectDe
       `fields[${i}].`,
     );
     problems.push(...draft.problems);
-    if (!draft.field) return;
+    if (!draft.field) {
+      if (seen.has(fieldInput.name.toLowerCase()))
+        problems.push({ path: `fields[${i}].name`, message: `'${fieldInput.name}' is repeated` });
+      seen.add(fieldInput.name.toLowerCase());
+      return;
+    }
     const repeated = membersOf(draft.field).find((member) => seen.has(member.toLowerCase()));
     if (repeated)
       problems.push({

@@ -222,7 +222,6 @@ function mutationFields(
   const inputFields = Object.fromEntries(
     writable.map((field) => [memberName(field), { type: scalarType(field), description: describe(field) }]),
   );
-  const newInput = new GraphQLInputObjectType({ name: names.newInput(object.name), fields: inputFields });
   const updateInput = new GraphQLInputObjectType({
     name: names.updateInput(object.name),
     fields: { UID: { type: nonNull(GraphQLID) }, ...inputFields },
@@ -236,21 +235,29 @@ function mutationFields(
     args,
     resolve,
   });
-  return {
-    [names.insertField(object.name)]: op(resolvers.insert?.(object), {
-      input: { type: nonNull(newInput) },
-      idAlias,
-    }),
+  const fields: GraphQLFieldConfigMap<unknown, unknown> = {
     [names.updateField(object.name)]: op(resolvers.update?.(object), {
       input: { type: nonNull(updateInput) },
     }),
-    [names.upsertField(object.name)]: op(resolvers.upsert?.(object), {
-      input: { type: nonNull(newInput) },
-      keyField: { type: nonNull(GraphQLString) },
-      idAlias,
-    }),
     [names.deleteField(object.name)]: op(resolvers.delete?.(object), { UID: { type: nonNull(GraphQLID) } }),
   };
+  // GraphQL forbids empty input types: an object without writable fields is inserted without `input`, and
+  // cannot be upserted (an upsert key is a writable field).
+  if (writable.length === 0) {
+    fields[names.insertField(object.name)] = op(resolvers.insert?.(object), { idAlias });
+    return fields;
+  }
+  const newInput = new GraphQLInputObjectType({ name: names.newInput(object.name), fields: inputFields });
+  fields[names.insertField(object.name)] = op(resolvers.insert?.(object), {
+    input: { type: nonNull(newInput) },
+    idAlias,
+  });
+  fields[names.upsertField(object.name)] = op(resolvers.upsert?.(object), {
+    input: { type: nonNull(newInput) },
+    keyField: { type: nonNull(GraphQLString) },
+    idAlias,
+  });
+  return fields;
 }
 
 function changeEventField(object: ObjectDef): GraphQLFieldConfig<unknown, unknown> {
