@@ -1,0 +1,54 @@
+/** Shared pieces of the benchmarks: a real API over loopback on a private Redis, percentiles, the machine. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { join } from "node:path";
+import { createApp } from "../api/app.ts";
+import { provisionTenant } from "../api/auth/provision-tenant.ts";
+import { loadApiConfig } from "../api/config.ts";
+import { openCoreServices } from "../api/services.ts";
+import { createLogger } from "../common/log.ts";
+import { connectRedis } from "../common/redis.ts";
+import { startPrivateRedis } from "../scripts/private-redis.ts";
+
+export async function startBenchApi() {
+  const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
+  const redisServer = await startPrivateRedis(join(dataDir, "redis"));
+  const config = loadApiConfig({ DATA_DIR: dataDir, REDIS_URL: redisServer.url, LOG_LEVEL: "error", PORT: "0" });
+  const services = openCoreServices(config);
+  const redis = connectRedis(config.REDIS_URL, () => undefined);
+  const app = createApp({ config, redis, log: createLogger("error"), ...services }).listen({ port: 0, hostname: "127.0.0.1" });
+  const base = `http://127.0.0.1:${app.server?.port}`;
+  const { token } = await provisionTenant(services, { tenantName: "bench" });
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token.token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  return {
+    base,
+    call,
+    services,
+    async stop() {
+      await app.stop(true);
+      redis.disconnect();
+      await services.store.close();
+      await redisServer.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The p-th percentile (0–100) of `samples`, nearest rank. */
+export function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+}
+
+export function machine(): string {
+  return `${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, ${Math.round(totalmem() / 2 ** 30)} GiB, Bun ${Bun.version}`;
+}
+
+export const ms = (value: number) => `${value.toFixed(2)} ms`;
