@@ -15,6 +15,7 @@ import { graphqlRoutes } from "./graphql/graphql-routes.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
 import { buildTenantSchema } from "./graphql/schema/build-schema.ts";
 import { createSchemaCache } from "./graphql/schema/schema-cache.ts";
+import { tenantResolvers } from "./graphql/tenant-resolvers.ts";
 import { errorPlugin } from "./http/error-plugin.ts";
 import { healthRoutes } from "./http/health-routes.ts";
 import type { Store } from "./store/store.ts";
@@ -29,7 +30,7 @@ export interface AppDeps {
 }
 
 export function createApp({ config, store, redis, auth, catalogues, log }: AppDeps) {
-  const schemas = createSchemaCache((catalogue) => buildTenantSchema(catalogue), config.TENANT_CACHE_SIZE);
+  const schemas = createSchemaCache((catalogue) => buildTenantSchema(catalogue, tenantResolvers(store, catalogue)), config.TENANT_CACHE_SIZE);
   const graphql = createGraphQLService(catalogues, schemas, log);
   return new Elysia()
     .use(errorPlugin(log, config.MAX_BODY_BYTES))

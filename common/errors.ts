@@ -131,6 +131,26 @@ export class LimitExceededError extends AppError {
   readonly code = "limit_exceeded";
 }
 
+/** An upsert's `keyField` is not a unique upsert key of the object. */
+export class InvalidKeyFieldError extends AppError {
+  readonly code = "invalid_key_field";
+}
+
+/** A write would give a unique field a value another record already has. */
+export class UniqueViolationError extends AppError {
+  readonly code = "unique_violation";
+}
+
+/** A reference input points at no record of the target object. */
+export class ReferenceNotFoundError extends AppError {
+  readonly code = "reference_not_found";
+}
+
+/** An `idAlias` used before (or without) being defined, or defined twice. */
+export class UnknownIdAliasError extends AppError {
+  readonly code = "unknown_id_alias";
+}
+
 /** Configuration is invalid; every problem is listed. Raised at start-up only. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

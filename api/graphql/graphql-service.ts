@@ -16,6 +16,7 @@ import type { Logger } from "../../common/log.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { formatGraphQLError, requestError } from "./format-error.ts";
+import type { GraphQLContext } from "./graphql-context.ts";
 import type { SchemaCache, TenantSchema } from "./schema/schema-cache.ts";
 
 export interface GraphQLRequest {
@@ -63,11 +64,12 @@ export function createGraphQLService(catalogues: CatalogueService, schemas: Sche
         document,
         variableValues: request.variables ?? undefined,
         operationName: request.operationName ?? undefined,
-        contextValue: { principal },
+        contextValue: { principal } satisfies GraphQLContext,
       })) as ExecutionResult;
       const body: Record<string, unknown> = {};
       if (result.errors) body.errors = result.errors.map((error) => formatGraphQLError(error, log));
-      body.data = result.data ?? null;
+      // A mutation is all or nothing: when it failed, nothing it reported holds.
+      body.data = operation?.operation === "mutation" && result.errors ? null : (result.data ?? null);
       return body;
     },
   };

@@ -5,6 +5,7 @@
  * network fits the same shape.
  */
 import type { FieldDef, ObjectDef } from "../catalogue/catalogue.ts";
+import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../catalogue/record-values.ts";
 
 export const ROLES = ["administrator", "scheduler", "resource"] as const;
 export type Role = (typeof ROLES)[number];
@@ -63,6 +64,15 @@ export interface StoreReader {
   /** The tenant's catalogue version: 0 until its first custom definition. */
   catalogueVersion(tenantId: string): Promise<number>;
   loadCustomDefinitions(tenantId: string): Promise<CustomDefinitions>;
+
+  /** The records of `object` with these UIDs (those that exist, in no particular order). */
+  findRecords(tenantId: string, object: ObjectDef, uids: readonly string[]): Promise<RecordValues[]>;
+  /** A record whose `field` equals `value`, other than `exceptUid`; null when none. */
+  findRecordByValue(tenantId: string, object: ObjectDef, field: FieldDef, value: FieldValue, exceptUid?: string): Promise<RecordValues | null>;
+  /** How many records of `source` point at `uid` through its reference `field`. */
+  countReferencing(tenantId: string, source: ObjectDef, field: FieldDef, uid: string): Promise<number>;
+  /** Change-log entries after `position`, in commit order, at most `limit`. */
+  readChanges(afterPosition: number, limit: number): Promise<LoggedChange[]>;
 }
 
 /** Writes; only available inside a unit of work, so they commit or roll back together. */
@@ -87,6 +97,16 @@ export interface StoreWriter extends StoreReader {
   setObjectTracked(tenantId: string, objectId: string, tracked: boolean): Promise<boolean>;
   /** Increments and returns the tenant's catalogue version. */
   bumpCatalogueVersion(tenantId: string): Promise<number>;
+
+  /** Inserts a record with all of `object`'s fields (absent ones null). */
+  insertRecord(tenantId: string, object: ObjectDef, values: RecordValues): Promise<void>;
+  /** Sets the given fields of the record `uid`. */
+  updateRecord(tenantId: string, object: ObjectDef, uid: string, values: RecordValues): Promise<void>;
+  deleteRecord(tenantId: string, object: ObjectDef, uid: string): Promise<void>;
+  /** The next value (1, 2, ...) of the tenant's sequence `name`; never reused, even after a rollback elsewhere commits. */
+  nextSequenceValue(tenantId: string, name: string): Promise<number>;
+  /** Appends change-log entries, in the order given. */
+  appendChanges(entries: readonly ChangeEntry[]): Promise<void>;
 }
 
 export interface Store extends StoreReader {

@@ -44,6 +44,9 @@ export interface SchemaResolvers {
   update?: (object: ObjectDef) => Resolver;
   upsert?: (object: ObjectDef) => Resolver;
   delete?: (object: ObjectDef) => Resolver;
+  /** `Mutation.schema`: when given, it runs the whole selection and every operation field answers through `operationResult`. */
+  mutations?: Resolver;
+  operationResult?: Resolver;
 }
 
 const nonNull = <T extends GraphQLOutputType | GraphQLInputType>(type: T) => new GraphQLNonNull(type);
@@ -158,7 +161,7 @@ export function buildTenantSchema(catalogue: Catalogue, resolvers: SchemaResolve
       fields: {
         schema: {
           type: nonNull(new GraphQLObjectType({ name: "SchemaMutations", fields: mutations })),
-          resolve: () => ({}),
+          resolve: resolvers.mutations ?? (() => ({})),
         },
       },
     }),
@@ -233,7 +236,7 @@ function mutationFields(
   const op = (resolve: Resolver | undefined, args: GraphQLFieldConfig<unknown, unknown>["args"]) => ({
     type: GraphQLID,
     args,
-    resolve,
+    resolve: resolvers.operationResult ?? resolve,
   });
   const fields: GraphQLFieldConfigMap<unknown, unknown> = {
     [names.updateField(object.name)]: op(resolvers.update?.(object), {

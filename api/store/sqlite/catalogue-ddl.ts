@@ -1,22 +1,23 @@
 /**
  * Record storage of a tenant's objects: one table per object named
  * `t<tenant storage no>_<object mapping>`, one column per field named by its
- * mapping, a unique index per unique field. Runs inside the caller's
+ * mapping, a unique index per unique field, an index per reference. Runs inside the caller's
  * transaction (SQLite DDL is transactional), so a failed definition leaves nothing.
  */
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import { defaultRecordValue } from "../../catalogue/field-values.ts";
-import { columnType, createTableSql, encodeValue, quoteIdent } from "./record-codec.ts";
+import { columnType, createTableSql, encodeValue, indexName, quoteIdent } from "./record-codec.ts";
 
 export const tableName = (storageNo: number, object: Pick<ObjectDef, "mapping">) =>
   `t${storageNo}_${object.mapping}`;
-const indexName = (table: string, field: FieldDef) => `${table}__${field.mapping}__unique`;
 
-function createUniqueIndex(db: Database, table: string, field: FieldDef): void {
-  db.run(
-    `CREATE UNIQUE INDEX IF NOT EXISTS ${quoteIdent(indexName(table, field))} ON ${quoteIdent(table)} (${quoteIdent(field.mapping)})`,
-  );
+/** Unique fields get a unique index; references a plain one (reverse lists and delete checks look them up). */
+function createFieldIndex(db: Database, table: string, field: FieldDef): void {
+  if (field.type === "id" || (!field.unique && field.type !== "reference")) return;
+  const unique = field.unique ? "UNIQUE " : "";
+  const index = quoteIdent(indexName(table, field));
+  db.run(`CREATE ${unique}INDEX IF NOT EXISTS ${index} ON ${quoteIdent(table)} (${quoteIdent(field.mapping)})`);
 }
 
 function existingColumns(db: Database, table: string): Set<string> {
@@ -37,7 +38,7 @@ export function ensureObjectTable(db: Database, storageNo: number, object: Objec
   if (columns.size === 0) db.run(createTableSql(table, object));
   for (const field of object.fields) {
     if (columns.size > 0 && !columns.has(field.mapping)) addColumn(db, table, field);
-    if (field.unique && field.type !== "id") createUniqueIndex(db, table, field);
+    createFieldIndex(db, table, field);
   }
 }
 
@@ -48,7 +49,7 @@ export function addColumn(db: Database, table: string, field: FieldDef): void {
     const value = encodeValue(field, defaultRecordValue(field));
     db.query(`UPDATE ${quoteIdent(table)} SET ${quoteIdent(field.mapping)} = ?`).run(value);
   }
-  if (field.unique) createUniqueIndex(db, table, field);
+  createFieldIndex(db, table, field);
 }
 
 export function dropColumn(db: Database, table: string, field: FieldDef): void {

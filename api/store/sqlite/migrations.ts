@@ -79,6 +79,30 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: "change log (transactional outbox) and per-tenant sequences",
+    sql: `
+      CREATE TABLE change_log (
+        position INTEGER PRIMARY KEY AUTOINCREMENT,
+        tenant_id TEXT NOT NULL,
+        object_name TEXT NOT NULL,
+        operation TEXT NOT NULL,
+        uid TEXT NOT NULL,
+        before TEXT,
+        after TEXT,
+        mutation_id TEXT NOT NULL,
+        sequence INTEGER NOT NULL,
+        committed_at INTEGER NOT NULL
+      );
+      CREATE TABLE sequences (
+        tenant_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, name)
+      );
+    `,
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

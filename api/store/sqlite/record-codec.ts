@@ -8,10 +8,9 @@
  * is a JSON array in TEXT; everything else is TEXT.
  */
 import type { FieldDef, FieldType, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { FieldValue } from "../../catalogue/record-values.ts";
 
-/** One record's values keyed by field name (a reference's name holds the target's UID). */
-export type RecordValues = Record<string, FieldValue>;
-export type FieldValue = string | number | boolean | string[] | null;
+export type { FieldValue, RecordValues } from "../../catalogue/record-values.ts";
 export type ColumnValue = string | number | null;
 
 const INTEGER_TYPES: ReadonlySet<FieldType> = new Set(["datetime", "int", "duration", "boolean"]);
@@ -49,4 +48,9 @@ export function createTableSql(table: string, object: ObjectDef): string {
       `${quoteIdent(field.mapping)} ${columnType(field)}${field.type === "id" ? " PRIMARY KEY NOT NULL" : ""}`,
   );
   return `CREATE TABLE ${quoteIdent(table)} (${columns.join(", ")}) WITHOUT ROWID`;
+}
+
+/** Name of the index a field gets: unique fields a unique one, references a plain one (reverse lists, deletes). */
+export function indexName(table: string, field: FieldDef): string {
+  return `${table}__${field.mapping}__${field.unique ? "unique" : "idx"}`;
 }

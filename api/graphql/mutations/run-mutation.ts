@@ -1,0 +1,36 @@
+/**
+ * Runs every operation of one mutation request, in order, in one unit of
+ * work, and appends their change-log entries in the same transaction. The
+ * first failure rolls everything back and is reported with its alias.
+ */
+import type { Catalogue } from "../../catalogue/catalogue.ts";
+import type { Store } from "../../store/store.ts";
+import { adjustAllocationCounts } from "./allocation-counts.ts";
+import { applyOperation, type MutationState } from "./apply-operation.ts";
+import { type MutationContext, OperationFailure, type PlannedOperation } from "./operation.ts";
+
+/** @returns the UID (or null) of each operation by alias. @throws OperationFailure naming the failing alias. */
+export async function runMutation(
+  store: Store,
+  catalogue: Catalogue,
+  context: MutationContext,
+  operations: readonly PlannedOperation[],
+): Promise<Map<string, string | null>> {
+  return store.unitOfWork(async (tx) => {
+    const state: MutationState = { tx, catalogue, context, aliases: new Map(), changes: [] };
+    const results = new Map<string, string | null>();
+    for (const op of operations) {
+      try {
+        const firstChange = state.changes.length;
+        results.set(op.alias, await applyOperation(state, op));
+        if (op.object.name === "JobAllocations" && !op.object.custom) {
+          await adjustAllocationCounts(state, state.changes.slice(firstChange));
+        }
+      } catch (error) {
+        throw new OperationFailure(op.alias, error);
+      }
+    }
+    await tx.appendChanges(state.changes);
+    return results;
+  });
+}

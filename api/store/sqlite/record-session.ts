@@ -1,0 +1,124 @@
+/**
+ * The record part of a SQLite session: rows of the per-tenant object tables,
+ * the change log and sequences. Statements are built from the catalogue
+ * (identifiers quoted) with every value bound, and cached by SQLite text.
+ */
+import type { Database } from "bun:sqlite";
+import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { LoggedChange, RecordValues } from "../../catalogue/record-values.ts";
+import type { StoreWriter } from "../store.ts";
+import { tableName } from "./catalogue-ddl.ts";
+import { type ColumnValue, decodeValue, encodeValue, quoteIdent } from "./record-codec.ts";
+
+type RecordMethods = Pick<
+  StoreWriter,
+  | "findRecords"
+  | "findRecordByValue"
+  | "countReferencing"
+  | "readChanges"
+  | "insertRecord"
+  | "updateRecord"
+  | "deleteRecord"
+  | "nextSequenceValue"
+  | "appendChanges"
+>;
+
+interface ChangeRow {
+  position: number;
+  tenant_id: string;
+  object_name: string;
+  operation: LoggedChange["operation"];
+  uid: string;
+  before: string | null;
+  after: string | null;
+  mutation_id: string;
+  sequence: number;
+  committed_at: number;
+}
+
+/** A row of an object's table → record values by field name. */
+export function decodeRow(object: ObjectDef, row: Record<string, ColumnValue>): RecordValues {
+  const values: RecordValues = {};
+  for (const field of object.fields) values[field.name] = decodeValue(field, row[field.mapping] ?? null);
+  return values;
+}
+
+export function createRecordSession(db: Database, storageNo: (tenantId: string) => number): RecordMethods {
+  const table = (tenantId: string, object: ObjectDef) => quoteIdent(tableName(storageNo(tenantId), object));
+  const column = (field: FieldDef) => quoteIdent(field.mapping);
+  const q = {
+    sequence: db.query<{ value: number }, [string, string]>(
+      `INSERT INTO sequences (tenant_id, name, value) VALUES (?, ?, 1)
+       ON CONFLICT (tenant_id, name) DO UPDATE SET value = value + 1 RETURNING value`,
+    ),
+    append: db.query(
+      `INSERT INTO change_log (tenant_id, object_name, operation, uid, before, after, mutation_id, sequence, committed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    changes: db.query<ChangeRow, [number, number]>("SELECT * FROM change_log WHERE position > ? ORDER BY position LIMIT ?"),
+  };
+
+  return {
+    async findRecords(tenantId, object, uids) {
+      if (uids.length === 0) return [];
+      const marks = uids.map(() => "?").join(", ");
+      const rows = db.query<Record<string, ColumnValue>, string[]>(`SELECT * FROM ${table(tenantId, object)} WHERE uid IN (${marks})`);
+      return rows.all(...uids).map((row) => decodeRow(object, row));
+    },
+    async findRecordByValue(tenantId, object, field, value, exceptUid) {
+      const sql = `SELECT * FROM ${table(tenantId, object)} WHERE ${column(field)} = ? AND uid IS NOT ? LIMIT 1`;
+      const row = db.query<Record<string, ColumnValue>, ColumnValue[]>(sql).get(encodeValue(field, value), exceptUid ?? null);
+      return row ? decodeRow(object, row) : null;
+    },
+    async countReferencing(tenantId, source, field, uid) {
+      const sql = `SELECT count(*) AS n FROM ${table(tenantId, source)} WHERE ${column(field)} = ?`;
+      return db.query<{ n: number }, [string]>(sql).get(uid)?.n ?? 0;
+    },
+    async readChanges(afterPosition, limit) {
+      return q.changes.all(afterPosition, limit).map((row) => ({
+        position: row.position,
+        tenantId: row.tenant_id,
+        objectName: row.object_name,
+        operation: row.operation,
+        uid: row.uid,
+        before: row.before === null ? null : (JSON.parse(row.before) as RecordValues),
+        after: row.after === null ? null : (JSON.parse(row.after) as RecordValues),
+        mutationId: row.mutation_id,
+        sequence: row.sequence,
+        committedAt: row.committed_at,
+      }));
+    },
+    async insertRecord(tenantId, object, values) {
+      const columns = object.fields.map(column).join(", ");
+      const marks = object.fields.map(() => "?").join(", ");
+      const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
+      db.query(`INSERT INTO ${table(tenantId, object)} (${columns}) VALUES (${marks})`).run(...params);
+    },
+    async updateRecord(tenantId, object, uid, values) {
+      const fields = object.fields.filter((field) => field.name in values);
+      if (fields.length === 0) return;
+      const sets = fields.map((field) => `${column(field)} = ?`).join(", ");
+      const params = fields.map((field) => encodeValue(field, values[field.name] ?? null));
+      db.query(`UPDATE ${table(tenantId, object)} SET ${sets} WHERE uid = ?`).run(...params, uid);
+    },
+    async deleteRecord(tenantId, object, uid) {
+      db.query(`DELETE FROM ${table(tenantId, object)} WHERE uid = ?`).run(uid);
+    },
+    nextSequenceValue: async (tenantId, name) => q.sequence.get(tenantId, name)?.value ?? 1,
+    async appendChanges(entries) {
+      for (const entry of entries) {
+        q.append.run(
+          entry.tenantId,
+          entry.objectName,
+          entry.operation,
+          entry.uid,
+          entry.before === null ? null : JSON.stringify(entry.before),
+          entry.after === null ? null : JSON.stringify(entry.after),
+          entry.mutationId,
+          entry.sequence,
+          entry.committedAt,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createTestApp, type ProvisionedTenant, type TestApp } from "../../support/app.ts";
+import { changeLog, graphqlClient, storedRecords } from "../../support/graphql.ts";
+
+let t: TestApp;
+let acme: ProvisionedTenant;
+let gql: ReturnType<typeof graphqlClient>;
+let regionId = "";
+
+beforeAll(async () => {
+  t = await createTestApp({ LOG_LEVEL: "error" });
+  acme = await t.provision("acme");
+  gql = graphqlClient(t, acme.adminToken);
+  const created = await t.call("POST", "/custom/standalone/schemas", {
+    token: acme.adminToken,
+    body: { name: "CustomExternalObject", fields: [{ name: "ExternalId", column: { type: "string", unique: true } }] },
+  });
+  expect(created.status).toBe(200);
+  const field = await t.call("POST", "/custom/standalone/fields", {
+    token: acme.adminToken,
+    body: { schemaName: "Contacts", name: "CustomExternalObj", column: { type: "reference", referenceSchemaName: "CustomExternalObject" } },
+  });
+  expect(field.status).toBe(200);
+  const region = await gql(`mutation { schema { insertRegions(input: {Name: "North", Timezone: "Europe/London"}) } }`);
+  if (!region.data) throw new Error(JSON.stringify(region));
+  regionId = (region.data?.schema as { insertRegions: string }).insertRegions;
+});
+afterAll(() => t.close());
+
+const SEED = `mutation {
+  schema {
+    id1: upsertCustomExternalObject(input: {ExternalId: "ext-1"}, keyField: "ExternalId", idAlias: "ext1")
+    id2: upsertCustomExternalObject(input: {ExternalId: "ext-2"}, keyField: "ExternalId", idAlias: "ext2")
+    contactId1: insertContacts(input: {LastName: "Lovelace", FirstName: "Ada", CustomExternalObjId: "ext1"})
+  }
+}`;
+
+describe("the seed's §4.3 example", () => {
+  test("upserts with idAlias and a contact pointing at one of them, in one mutation", async () => {
+    const first = await gql(SEED);
+    expect(first.errors).toBeUndefined();
+    const { id1, id2, contactId1 } = first.data?.schema as Record<string, string>;
+    expect(new Set([id1, id2, contactId1]).size).toBe(3);
+    const [contact] = await storedRecords(t, acme.tenant.id, "Contacts", [contactId1 as string]);
+    expect(contact).toMatchObject({ LastName: "Lovelace", FullName: "Ada Lovelace", CustomExternalObj: id1, CreatedBy: acme.admin.id });
+
+    const [before] = await storedRecords(t, acme.tenant.id, "CustomExternalObject", [id1 as string]);
+    await Bun.sleep(5);
+    const again = await gql(SEED.replace(/contactId1: .*\n/, ""));
+    expect(again.errors).toBeUndefined();
+    expect(again.data?.schema).toEqual({ id1, id2 });
+    const [after] = await storedRecords(t, acme.tenant.id, "CustomExternalObject", [id1 as string]);
+    expect(after?.UID).toBe(id1);
+    expect(after?.CreatedDate).toBe(before?.CreatedDate as number);
+    expect(after?.LastModifiedDate as number).toBeGreaterThan(before?.LastModifiedDate as number);
+  });
+});
+
+describe("atomicity and the change log", () => {
+  test("a failing third operation leaves no trace of the first two", async () => {
+    const logBefore = (await changeLog(t, acme.tenant.id)).length;
+    const result = await gql(`mutation { schema {
+      a: insertAccounts(input: {Name: "Kept?"}, idAlias: "acc")
+      b: insertContacts(input: {LastName: "Nobody", AccountId: "acc"})
+      c: insertJobs(input: {Duration: 30})
+    } }`);
+    expect(result.data).toBeNull();
+    expect(result.errors?.[0]?.path).toEqual(["schema", "c"]);
+    expect(result.errors?.[0]?.extensions.code).toBe("VALIDATION_FAILED");
+    expect(result.errors?.[0]?.message).toContain("Region is required");
+    expect((await changeLog(t, acme.tenant.id)).length).toBe(logBefore);
+  });
+
+  test("each changed record is logged once, in order, with before and after; a no-op update logs nothing", async () => {
+    const logBefore = (await changeLog(t, acme.tenant.id)).length;
+    const created = await gql(`mutation { schema {
+      job: insertJobs(input: {Duration: 60, RegionId: "${regionId}", Description: "Fix"}, idAlias: "j")
+      alloc: insertJobAllocations(input: {JobId: "j", ResourceId: "r"})
+    } }`);
+    expect(created.errors?.[0]?.extensions.code).toBe("UNKNOWN_ID_ALIAS");
+
+    const resource = await gql(`mutation { schema { insertResources(input: {Name: "Van", PrimaryRegionId: "${regionId}"}) } }`);
+    const resourceId = (resource.data?.schema as Record<string, string>).insertResources;
+    const ok = await gql(`mutation { schema {
+      job: insertJobs(input: {Duration: 60, RegionId: "${regionId}", Description: "Fix"}, idAlias: "j")
+      alloc: insertJobAllocations(input: {JobId: "j", ResourceId: "${resourceId}"})
+      same: updateJobs(input: {UID: "j", Description: "Fix"})
+      changed: updateJobs(input: {UID: "j", Description: "Fix the boiler"})
+    } }`);
+    expect(ok.errors).toBeUndefined();
+    const jobId = (ok.data?.schema as Record<string, string>).job;
+    const entries = (await changeLog(t, acme.tenant.id)).slice(logBefore + 1);
+    expect(entries.map((e) => `${e.objectName}:${e.operation}:${e.sequence}`)).toEqual([
+      "Jobs:INSERT:0",
+      "JobAllocations:INSERT:1",
+      "Jobs:UPDATE:2",
+      "Jobs:UPDATE:3",
+    ]);
+    expect(new Set(entries.map((e) => e.mutationId)).size).toBe(1);
+    expect(entries[0]?.after).toMatchObject({ Name: expect.stringMatching(/^JOB-\d{4}$/), JobStatus: "Queued", Locked: false });
+    expect(entries[2]?.after?.JobAllocationCount).toBe(1);
+    expect(entries[3]?.before?.Description).toBe("Fix");
+    expect(entries[3]?.after?.Description).toBe("Fix the boiler");
+    const positions = entries.map((e) => (e as { position: number }).position);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    const [job] = await storedRecords(t, acme.tenant.id, "Jobs", [jobId as string]);
+    expect(job?.JobAllocationCount).toBe(1);
+  });
+});
+
+describe("validation", () => {
+  const expectError = async (document: string, code: string, text?: string) => {
+    const result = await gql(document);
+    expect(result.data ?? null).toBeNull();
+    expect(result.errors?.[0]?.extensions.code).toBe(code);
+    if (text) expect(result.errors?.[0]?.message).toContain(text);
+  };
+
+  test("maxLength is enforced, never truncated", () =>
+    expectError(`mutation { schema { insertRegions(input: {Name: "x", Timezone: "UTC", CountryCode: "GBR"}) } }`, "VALIDATION_FAILED", "at most 2"));
+  test("picklist values", () =>
+    expectError(`mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", JobStatus: "Lost"}) } }`, "VALIDATION_FAILED", "not one of"));
+  test("End before Start", () =>
+    expectError(
+      `mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", Start: "2024-05-01T10:00:00Z", End: "2024-05-01T09:00:00Z"}) } }`,
+      "VALIDATION_FAILED",
+      "End must be at or after Start",
+    ));
+  test("references must exist", () =>
+    expectError(`mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${crypto.randomUUID()}"}) } }`, "REFERENCE_NOT_FOUND"));
+  test("read-only fields are not inputs", () =>
+    expectError(`mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", Name: "JOB-9"}) } }`, "GRAPHQL_VALIDATION_FAILED"));
+  test("bad scalars", () =>
+    expectError(`mutation { schema { insertJobs(input: {Duration: -5, RegionId: "${regionId}"}) } }`, "GRAPHQL_VALIDATION_FAILED", "minutes"));
+  test("unique violations name the field", async () => {
+    await gql(`mutation { schema { insertCustomExternalObject(input: {ExternalId: "u-1"}) } }`);
+    await expectError(`mutation { schema { insertCustomExternalObject(input: {ExternalId: "u-1"}) } }`, "UNIQUE_VIOLATION", "ExternalId");
+  });
+  test("upsert keyField must be an upsert key", () =>
+    expectError(`mutation { schema { upsertContacts(input: {LastName: "x"}, keyField: "LastName") } }`, "INVALID_KEY_FIELD", "valid keys"));
+  test("duplicate idAlias", () =>
+    expectError(
+      `mutation { schema { a: insertAccounts(input: {Name: "a"}, idAlias: "x") b: insertAccounts(input: {Name: "b"}, idAlias: "x") } }`,
+      "VALIDATION_FAILED",
+      "defined twice",
+    ));
+  test("update of a missing record", () =>
+    expectError(`mutation { schema { updateAccounts(input: {UID: "${crypto.randomUUID()}", Name: "x"}) } }`, "NOT_FOUND"));
+  test("delete of a missing record answers null; of a referenced one, an error", async () => {
+    const missing = await gql(`mutation { schema { deleteAccounts(UID: "${crypto.randomUUID()}") } }`);
+    expect(missing.data?.schema).toEqual({ deleteAccounts: null });
+    await expectError(`mutation { schema { deleteRegions(UID: "${regionId}") } }`, "VALIDATION_FAILED", "still referenced");
+  });
+});
