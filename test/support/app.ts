@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../api/app.ts";
 import { provisionTenant } from "../../api/auth/provision-tenant.ts";
+import { insertUserRecord } from "../../api/auth/user-record.ts";
 import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
 import { openCoreServices } from "../../api/services.ts";
 import type { Role, Tenant, User } from "../../api/store/store.ts";
@@ -97,7 +98,10 @@ export async function createTestApp(env: Record<string, string> = {}) {
       isActive: true,
       createdAt: Date.now(),
     };
-    await store.unitOfWork((tx) => tx.insertUser(user));
+    await store.unitOfWork(async (tx) => {
+      await tx.insertUser(user);
+      await insertUserRecord(tx, user);
+    });
     const issued = await auth.issueToken({ tenantId, userId: user.id });
     return { user, token: issued.token };
   }

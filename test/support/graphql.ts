@@ -6,7 +6,10 @@ export function graphqlClient(t: TestApp, token: string) {
   return async (query: string, variables?: Record<string, unknown>) => {
     const { status, body } = await t.call("POST", "/graphql/graphql", { token, body: { query, variables } });
     if (status !== 200) throw new Error(`GraphQL answered HTTP ${status}: ${JSON.stringify(body)}`);
-    return body as { data: Record<string, unknown> | null; errors?: { message: string; path?: string[]; extensions: Record<string, unknown> }[] };
+    return body as {
+      data: Record<string, unknown> | null;
+      errors?: { message: string; path?: string[]; extensions: Record<string, unknown> }[];
+    };
   };
 }
 

@@ -13,15 +13,24 @@ beforeAll(async () => {
   gql = graphqlClient(t, acme.adminToken);
   const created = await t.call("POST", "/custom/standalone/schemas", {
     token: acme.adminToken,
-    body: { name: "CustomExternalObject", fields: [{ name: "ExternalId", column: { type: "string", unique: true } }] },
+    body: {
+      name: "CustomExternalObject",
+      fields: [{ name: "ExternalId", column: { type: "string", unique: true } }],
+    },
   });
   expect(created.status).toBe(200);
   const field = await t.call("POST", "/custom/standalone/fields", {
     token: acme.adminToken,
-    body: { schemaName: "Contacts", name: "CustomExternalObj", column: { type: "reference", referenceSchemaName: "CustomExternalObject" } },
+    body: {
+      schemaName: "Contacts",
+      name: "CustomExternalObj",
+      column: { type: "reference", referenceSchemaName: "CustomExternalObject" },
+    },
   });
   expect(field.status).toBe(200);
-  const region = await gql(`mutation { schema { insertRegions(input: {Name: "North", Timezone: "Europe/London"}) } }`);
+  const region = await gql(
+    `mutation { schema { insertRegions(input: {Name: "North", Timezone: "Europe/London"}) } }`,
+  );
   if (!region.data) throw new Error(JSON.stringify(region));
   regionId = (region.data?.schema as { insertRegions: string }).insertRegions;
 });
@@ -42,7 +51,12 @@ describe("the seed's §4.3 example", () => {
     const { id1, id2, contactId1 } = first.data?.schema as Record<string, string>;
     expect(new Set([id1, id2, contactId1]).size).toBe(3);
     const [contact] = await storedRecords(t, acme.tenant.id, "Contacts", [contactId1 as string]);
-    expect(contact).toMatchObject({ LastName: "Lovelace", FullName: "Ada Lovelace", CustomExternalObj: id1, CreatedBy: acme.admin.id });
+    expect(contact).toMatchObject({
+      LastName: "Lovelace",
+      FullName: "Ada Lovelace",
+      CustomExternalObj: id1,
+      CreatedBy: acme.admin.id,
+    });
 
     const [before] = await storedRecords(t, acme.tenant.id, "CustomExternalObject", [id1 as string]);
     await Bun.sleep(5);
@@ -79,7 +93,9 @@ describe("atomicity and the change log", () => {
     } }`);
     expect(created.errors?.[0]?.extensions.code).toBe("UNKNOWN_ID_ALIAS");
 
-    const resource = await gql(`mutation { schema { insertResources(input: {Name: "Van", PrimaryRegionId: "${regionId}"}) } }`);
+    const resource = await gql(
+      `mutation { schema { insertResources(input: {Name: "Van", PrimaryRegionId: "${regionId}"}) } }`,
+    );
     const resourceId = (resource.data?.schema as Record<string, string>).insertResources;
     const ok = await gql(`mutation { schema {
       job: insertJobs(input: {Duration: 60, RegionId: "${regionId}", Description: "Fix"}, idAlias: "j")
@@ -97,7 +113,11 @@ describe("atomicity and the change log", () => {
       "Jobs:UPDATE:3",
     ]);
     expect(new Set(entries.map((e) => e.mutationId)).size).toBe(1);
-    expect(entries[0]?.after).toMatchObject({ Name: expect.stringMatching(/^JOB-\d{4}$/), JobStatus: "Queued", Locked: false });
+    expect(entries[0]?.after).toMatchObject({
+      Name: expect.stringMatching(/^JOB-\d{4}$/),
+      JobStatus: "Queued",
+      Locked: false,
+    });
     expect(entries[2]?.after?.JobAllocationCount).toBe(1);
     expect(entries[3]?.before?.Description).toBe("Fix");
     expect(entries[3]?.after?.Description).toBe("Fix the boiler");
@@ -117,9 +137,17 @@ describe("validation", () => {
   };
 
   test("maxLength is enforced, never truncated", () =>
-    expectError(`mutation { schema { insertRegions(input: {Name: "x", Timezone: "UTC", CountryCode: "GBR"}) } }`, "VALIDATION_FAILED", "at most 2"));
+    expectError(
+      `mutation { schema { insertRegions(input: {Name: "x", Timezone: "UTC", CountryCode: "GBR"}) } }`,
+      "VALIDATION_FAILED",
+      "at most 2",
+    ));
   test("picklist values", () =>
-    expectError(`mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", JobStatus: "Lost"}) } }`, "VALIDATION_FAILED", "not one of"));
+    expectError(
+      `mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", JobStatus: "Lost"}) } }`,
+      "VALIDATION_FAILED",
+      "not one of",
+    ));
   test("End before Start", () =>
     expectError(
       `mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", Start: "2024-05-01T10:00:00Z", End: "2024-05-01T09:00:00Z"}) } }`,
@@ -127,17 +155,35 @@ describe("validation", () => {
       "End must be at or after Start",
     ));
   test("references must exist", () =>
-    expectError(`mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${crypto.randomUUID()}"}) } }`, "REFERENCE_NOT_FOUND"));
+    expectError(
+      `mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${crypto.randomUUID()}"}) } }`,
+      "REFERENCE_NOT_FOUND",
+    ));
   test("read-only fields are not inputs", () =>
-    expectError(`mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", Name: "JOB-9"}) } }`, "GRAPHQL_VALIDATION_FAILED"));
+    expectError(
+      `mutation { schema { insertJobs(input: {Duration: 1, RegionId: "${regionId}", Name: "JOB-9"}) } }`,
+      "GRAPHQL_VALIDATION_FAILED",
+    ));
   test("bad scalars", () =>
-    expectError(`mutation { schema { insertJobs(input: {Duration: -5, RegionId: "${regionId}"}) } }`, "GRAPHQL_VALIDATION_FAILED", "minutes"));
+    expectError(
+      `mutation { schema { insertJobs(input: {Duration: -5, RegionId: "${regionId}"}) } }`,
+      "GRAPHQL_VALIDATION_FAILED",
+      "minutes",
+    ));
   test("unique violations name the field", async () => {
     await gql(`mutation { schema { insertCustomExternalObject(input: {ExternalId: "u-1"}) } }`);
-    await expectError(`mutation { schema { insertCustomExternalObject(input: {ExternalId: "u-1"}) } }`, "UNIQUE_VIOLATION", "ExternalId");
+    await expectError(
+      `mutation { schema { insertCustomExternalObject(input: {ExternalId: "u-1"}) } }`,
+      "UNIQUE_VIOLATION",
+      "ExternalId",
+    );
   });
   test("upsert keyField must be an upsert key", () =>
-    expectError(`mutation { schema { upsertContacts(input: {LastName: "x"}, keyField: "LastName") } }`, "INVALID_KEY_FIELD", "valid keys"));
+    expectError(
+      `mutation { schema { upsertContacts(input: {LastName: "x"}, keyField: "LastName") } }`,
+      "INVALID_KEY_FIELD",
+      "valid keys",
+    ));
   test("duplicate idAlias", () =>
     expectError(
       `mutation { schema { a: insertAccounts(input: {Name: "a"}, idAlias: "x") b: insertAccounts(input: {Name: "b"}, idAlias: "x") } }`,
@@ -145,10 +191,17 @@ describe("validation", () => {
       "defined twice",
     ));
   test("update of a missing record", () =>
-    expectError(`mutation { schema { updateAccounts(input: {UID: "${crypto.randomUUID()}", Name: "x"}) } }`, "NOT_FOUND"));
+    expectError(
+      `mutation { schema { updateAccounts(input: {UID: "${crypto.randomUUID()}", Name: "x"}) } }`,
+      "NOT_FOUND",
+    ));
   test("delete of a missing record answers null; of a referenced one, an error", async () => {
     const missing = await gql(`mutation { schema { deleteAccounts(UID: "${crypto.randomUUID()}") } }`);
     expect(missing.data?.schema).toEqual({ deleteAccounts: null });
-    await expectError(`mutation { schema { deleteRegions(UID: "${regionId}") } }`, "VALIDATION_FAILED", "still referenced");
+    await expectError(
+      `mutation { schema { deleteRegions(UID: "${regionId}") } }`,
+      "VALIDATION_FAILED",
+      "still referenced",
+    );
   });
 });

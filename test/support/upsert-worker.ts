@@ -1,0 +1,38 @@
+/**
+ * A separate process for concurrency tests: opens the same store (DATA_DIR) and
+ * sends GraphQL upserts through its own in-process app, as a second API would.
+ * argv: <token> <keys (comma-separated)> <rounds>. Prints the number of successful mutations.
+ */
+import { createApp } from "../../api/app.ts";
+import { loadApiConfig } from "../../api/config.ts";
+import { openCoreServices } from "../../api/services.ts";
+import { createLogger } from "../../common/log.ts";
+import { connectRedis } from "../../common/redis.ts";
+
+const [token = "", keyList = "", rounds = "1"] = process.argv.slice(2);
+const config = loadApiConfig(process.env);
+const services = openCoreServices(config);
+const redis = connectRedis(config.REDIS_URL, () => undefined);
+const app = createApp({ config, redis, log: createLogger("error"), ...services });
+const keys = keyList.split(",");
+let ok = 0;
+for (let round = 0; round < Number(rounds); round++) {
+  const ops = keys
+    .map(
+      (key, i) =>
+        `k${i}: upsertCustomExternalObject(input: {ExternalId: "${key}", Note: "${process.pid}-${round}"}, keyField: "ExternalId")`,
+    )
+    .join("\n");
+  const response = await app.handle(
+    new Request("http://worker/graphql/graphql", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ query: `mutation { schema { ${ops} } }` }),
+    }),
+  );
+  const body = (await response.json()) as { errors?: unknown };
+  if (!body.errors) ok++;
+}
+console.log(ok);
+redis.disconnect();
+await services.store.close();
