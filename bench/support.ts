@@ -1,5 +1,5 @@
 /** Shared pieces of the benchmarks: a real API over loopback on a private Redis, percentiles, the machine. */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../api/app.ts";
@@ -8,7 +8,7 @@ import { loadApiConfig } from "../api/config.ts";
 import { openCoreServices } from "../api/services.ts";
 import { createLogger } from "../common/log.ts";
 import { connectRedis } from "../common/redis.ts";
-import { startPrivateRedis } from "../scripts/private-redis.ts";
+import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 
 export async function startBenchApi() {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
@@ -52,3 +52,59 @@ export function machine(): string {
 }
 
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/**
+ * The real API as its own process (pinned to `core`), on a fresh data directory and a private Redis.
+ * Returns its URL and the administrator token it printed on first start.
+ */
+export async function startApiProcess(core = 0) {
+  const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
+  const redisServer = await startPrivateRedis(join(dataDir, "redis"));
+  const port = freePort();
+  const env = { ...process.env, DATA_DIR: dataDir, REDIS_URL: redisServer.url, PORT: String(port), LOG_LEVEL: "error" };
+  const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "api/main.ts"], { env, stdout: "pipe", stderr: "inherit" });
+  const reader = proc.stdout.getReader();
+  let output = "";
+  while (!output.includes("API listening")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the API exited: ${output}`);
+    output += new TextDecoder().decode(value);
+  }
+  const token = /tenant 'default'.*\n(\S+)/.exec(output)?.[1] ?? "";
+  const base = `http://127.0.0.1:${port}`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  return {
+    base,
+    token,
+    dataDir,
+    pid: proc.pid,
+    call,
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await redisServer.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Starts the bare Bun.serve baseline pinned to `core`. */
+export async function startBareServer(core = 0) {
+  const port = freePort();
+  const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "bench/bare-server.ts", String(port)], { stdout: "pipe" });
+  await proc.stdout.getReader().read();
+  return { url: `http://127.0.0.1:${port}/`, stop: async () => { proc.kill(); await proc.exited; } };
+}
+
+/** Resident memory of a process, in MiB (Linux /proc). */
+export function residentMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}

@@ -35,7 +35,11 @@ export interface MutationState {
 export async function applyOperation(state: MutationState, op: PlannedOperation): Promise<string | null> {
   switch (op.kind) {
     case "insert":
-      return register(state, op, await insert(state, op.object, await toValues(state, op.object, op.input ?? {})));
+      return register(
+        state,
+        op,
+        await insert(state, op.object, await toValues(state, op.object, op.input ?? {})),
+      );
     case "update": {
       const uid = await resolveId(state, op.object, String(op.input?.UID ?? ""));
       const existing = await loadOne(state, op.object, uid);
@@ -47,7 +51,10 @@ export async function applyOperation(state: MutationState, op: PlannedOperation)
       return register(state, op, await upsert(state, op));
     case "delete": {
       const uid = state.aliases.get(op.uid ?? "") ?? op.uid ?? "";
-      if (!UUID.test(uid)) throw new UnknownIdAliasError(`'${uid}' is neither a UID nor an idAlias defined earlier in this mutation`);
+      if (!UUID.test(uid))
+        throw new UnknownIdAliasError(
+          `'${uid}' is neither a UID nor an idAlias defined earlier in this mutation`,
+        );
       return remove(state, op.object, uid);
     }
   }
@@ -55,7 +62,8 @@ export async function applyOperation(state: MutationState, op: PlannedOperation)
 
 function register(state: MutationState, op: PlannedOperation, uid: string): string {
   if (op.idAlias) {
-    if (state.aliases.has(op.idAlias)) throw new ValidationError(`idAlias '${op.idAlias}' is defined twice in this mutation`);
+    if (state.aliases.has(op.idAlias))
+      throw new ValidationError(`idAlias '${op.idAlias}' is defined twice in this mutation`);
     state.aliases.set(op.idAlias, uid);
   }
   return uid;
@@ -66,11 +74,16 @@ async function upsert(state: MutationState, op: PlannedOperation): Promise<strin
   const key = keys.find((field) => field.name === op.keyField);
   if (!key) {
     const valid = keys.map((field) => field.name).join(", ") || "none: add a unique field first";
-    throw new InvalidKeyFieldError(`'${op.keyField}' is not an upsert key of ${op.object.name}; valid keys: ${valid}`);
+    throw new InvalidKeyFieldError(
+      `'${op.keyField}' is not an upsert key of ${op.object.name}; valid keys: ${valid}`,
+    );
   }
   const given = await toValues(state, op.object, op.input ?? {});
   const value = given[key.name];
-  if (value === undefined || value === null) throw new ValidationError(`the input must set the key field ${key.name}`, [{ path: key.name, message: "is required for the upsert" }]);
+  if (value === undefined || value === null)
+    throw new ValidationError(`the input must set the key field ${key.name}`, [
+      { path: key.name, message: "is required for the upsert" },
+    ]);
   const existing = await state.tx.findRecordByValue(state.context.tenantId, op.object, key, value);
   return existing ? update(state, op.object, existing, given) : insert(state, op.object, given);
 }
@@ -78,32 +91,59 @@ async function upsert(state: MutationState, op: PlannedOperation): Promise<strin
 async function insert(state: MutationState, object: ObjectDef, given: RecordValues): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = {};
-  for (const field of object.fields) record[field.name] = field.name in given ? (given[field.name] ?? null) : defaultRecordValue(field);
-  Object.assign(record, { UID: Bun.randomUUIDv7(), CreatedDate: now, LastModifiedDate: now, CreatedBy: userId, LastModifiedBy: userId });
+  for (const field of object.fields)
+    record[field.name] = field.name in given ? (given[field.name] ?? null) : defaultRecordValue(field);
+  Object.assign(record, {
+    UID: Bun.randomUUIDv7(),
+    CreatedDate: now,
+    LastModifiedDate: now,
+    CreatedBy: userId,
+    LastModifiedBy: userId,
+  });
   const prefix = GENERATED_NAMES[object.name];
-  if (prefix && !object.custom) record.Name = `${prefix}-${String(await state.tx.nextSequenceValue(tenantId, `${object.name}.Name`)).padStart(4, "0")}`;
+  if (prefix && !object.custom)
+    record.Name = `${prefix}-${String(await state.tx.nextSequenceValue(tenantId, `${object.name}.Name`)).padStart(4, "0")}`;
   derive(object, record);
-  assertValid(object, given, [...checkFieldValues(object, given), ...missingRequired(object, record), ...checkRecordRules(object, record)]);
+  assertValid(object, given, [
+    ...checkFieldValues(object, given),
+    ...missingRequired(object, record),
+    ...checkRecordRules(object, record),
+  ]);
   await assertUnique(state, object, record, given);
   await state.tx.insertRecord(tenantId, object, record);
   state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));
   return record.UID as string;
 }
 
-export async function update(state: MutationState, object: ObjectDef, existing: RecordValues, given: RecordValues): Promise<string> {
+export async function update(
+  state: MutationState,
+  object: ObjectDef,
+  existing: RecordValues,
+  given: RecordValues,
+): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = { ...existing, ...given };
   derive(object, record);
   const cleared = missingRequired(object, record).filter((problem) => problem.path in given);
-  assertValid(object, given, [...checkFieldValues(object, given), ...cleared, ...checkRecordRules(object, record)]);
+  assertValid(object, given, [
+    ...checkFieldValues(object, given),
+    ...cleared,
+    ...checkRecordRules(object, record),
+  ]);
   await assertUnique(state, object, record, given, existing.UID as string);
-  const changed = object.fields.filter((field) => !sameValue(existing[field.name] ?? null, record[field.name] ?? null));
+  const changed = object.fields.filter(
+    (field) => !sameValue(existing[field.name] ?? null, record[field.name] ?? null),
+  );
   // A matched record is always touched; only a change of its data is a change event.
-  Object.assign(record, { LastModifiedDate: Math.max(now, (existing.LastModifiedDate as number) + 1), LastModifiedBy: userId });
+  Object.assign(record, {
+    LastModifiedDate: Math.max(now, (existing.LastModifiedDate as number) + 1),
+    LastModifiedBy: userId,
+  });
   const writes: RecordValues = { LastModifiedDate: record.LastModifiedDate ?? null, LastModifiedBy: userId };
   for (const field of changed) writes[field.name] = record[field.name] ?? null;
   await state.tx.updateRecord(tenantId, object, existing.UID as string, writes);
-  if (changed.length > 0) state.changes.push(change(state, object, "UPDATE", existing.UID as string, existing, record));
+  if (changed.length > 0)
+    state.changes.push(change(state, object, "UPDATE", existing.UID as string, existing, record));
   return existing.UID as string;
 }
 
@@ -114,7 +154,9 @@ async function remove(state: MutationState, object: ObjectDef, uid: string): Pro
     for (const field of source.fields.filter((f) => f.referenceTo === object.name)) {
       const count = await state.tx.countReferencing(state.context.tenantId, source, field, uid);
       if (count > 0) {
-        throw new ValidationError(`${object.name} ${uid} is still referenced by ${count} ${source.name} (${field.name}); delete or re-point them first`);
+        throw new ValidationError(
+          `${object.name} ${uid} is still referenced by ${count} ${source.name} (${field.name}); delete or re-point them first`,
+        );
       }
     }
   }
@@ -124,13 +166,20 @@ async function remove(state: MutationState, object: ObjectDef, uid: string): Pro
 }
 
 /** GraphQL input (member names, aliases allowed in references) → values by field name, references resolved. */
-async function toValues(state: MutationState, object: ObjectDef, input: Record<string, unknown>): Promise<RecordValues> {
+async function toValues(
+  state: MutationState,
+  object: ObjectDef,
+  input: Record<string, unknown>,
+): Promise<RecordValues> {
   const values: RecordValues = {};
   for (const field of object.fields) {
     const member = field.type === "reference" ? names.referenceId(field.name) : field.name;
     if (!(member in input)) continue;
     const value = (input[member] ?? null) as FieldValue;
-    values[field.name] = field.type === "reference" && value !== null ? await resolveReference(state, field, String(value)) : value;
+    values[field.name] =
+      field.type === "reference" && value !== null
+        ? await resolveReference(state, field, String(value))
+        : value;
   }
   return values;
 }
@@ -141,7 +190,9 @@ async function resolveReference(state: MutationState, field: FieldDef, value: st
     return await resolveId(state, target, value);
   } catch (error) {
     if (error instanceof NotFoundError) {
-      throw new ReferenceNotFoundError(`${field.objectName}.${names.referenceId(field.name)}: no ${target.name} record with UID '${value}'`);
+      throw new ReferenceNotFoundError(
+        `${field.objectName}.${names.referenceId(field.name)}: no ${target.name} record with UID '${value}'`,
+      );
     }
     throw error;
   }
@@ -151,25 +202,41 @@ async function resolveReference(state: MutationState, field: FieldDef, value: st
 async function resolveId(state: MutationState, object: ObjectDef, value: string): Promise<string> {
   const aliased = state.aliases.get(value);
   if (aliased) return aliased;
-  if (!UUID.test(value)) throw new UnknownIdAliasError(`'${value}' is neither a UID nor an idAlias defined earlier in this mutation`);
-  if (!(await loadOne(state, object, value))) throw new NotFoundError(`no ${object.name} record with UID '${value}'`);
+  if (!UUID.test(value))
+    throw new UnknownIdAliasError(
+      `'${value}' is neither a UID nor an idAlias defined earlier in this mutation`,
+    );
+  if (!(await loadOne(state, object, value)))
+    throw new NotFoundError(`no ${object.name} record with UID '${value}'`);
   return value;
 }
 
 const loadOne = async (state: MutationState, object: ObjectDef, uid: string) =>
   (await state.tx.findRecords(state.context.tenantId, object, [uid]))[0] ?? null;
 
-async function assertUnique(state: MutationState, object: ObjectDef, record: RecordValues, given: RecordValues, self?: string) {
+async function assertUnique(
+  state: MutationState,
+  object: ObjectDef,
+  record: RecordValues,
+  given: RecordValues,
+  self?: string,
+) {
   for (const field of object.fields.filter((f) => f.unique && !f.system && f.name in given)) {
     const value = record[field.name] ?? null;
     if (value === null) continue;
     if (await state.tx.findRecordByValue(state.context.tenantId, object, field, value, self)) {
-      throw new UniqueViolationError(`${object.name}.${field.name} must be unique: another record has ${JSON.stringify(value)}`);
+      throw new UniqueViolationError(
+        `${object.name}.${field.name} must be unique: another record has ${JSON.stringify(value)}`,
+      );
     }
   }
 }
 
-function assertValid(object: ObjectDef, _given: RecordValues, problems: { path: string; message: string }[]): void {
+function assertValid(
+  object: ObjectDef,
+  _given: RecordValues,
+  problems: { path: string; message: string }[],
+): void {
   if (problems.length === 0) return;
   const summary = problems.map((p) => `${p.path} ${p.message}`).join("; ");
   throw new ValidationError(`invalid ${object.name}: ${summary}`, problems);
@@ -178,12 +245,17 @@ function assertValid(object: ObjectDef, _given: RecordValues, problems: { path: 
 /** Derived fields of standard objects. */
 function derive(object: ObjectDef, record: RecordValues): void {
   if (object.name === "Contacts" && !object.custom) {
-    record.FullName = [record.FirstName, record.LastName].filter((part) => typeof part === "string" && part !== "").join(" ") || null;
+    record.FullName =
+      [record.FirstName, record.LastName]
+        .filter((part) => typeof part === "string" && part !== "")
+        .join(" ") || null;
   }
 }
 
 function sameValue(a: FieldValue, b: FieldValue): boolean {
-  return Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => v === b[i]) : a === b;
+  return Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((v, i) => v === b[i])
+    : a === b;
 }
 
 function change(
@@ -195,5 +267,15 @@ function change(
   after: RecordValues | null,
 ): ChangeEntry {
   const { tenantId, mutationId, now } = state.context;
-  return { tenantId, objectName: object.name, operation, uid, before, after, mutationId, sequence: state.changes.length, committedAt: now };
+  return {
+    tenantId,
+    objectName: object.name,
+    operation,
+    uid,
+    before,
+    after,
+    mutationId,
+    sequence: state.changes.length,
+    committedAt: now,
+  };
 }

@@ -12,7 +12,7 @@ import type { Catalogue, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { Store } from "../../store/store.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
 import { names } from "../schema/naming.ts";
-import { type OperationKind, OperationFailure, type PlannedOperation } from "./operation.ts";
+import { OperationFailure, type OperationKind, type PlannedOperation } from "./operation.ts";
 import { runMutation } from "./run-mutation.ts";
 
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext>;
@@ -44,7 +44,8 @@ export function mutationsResolver(store: Store, catalogue: Catalogue): Resolver 
           alias,
           kind: target.kind,
           object: target.object,
-          input: (args.input as Record<string, unknown> | undefined) ?? (target.kind === "insert" ? {} : null),
+          input:
+            (args.input as Record<string, unknown> | undefined) ?? (target.kind === "insert" ? {} : null),
           uid: args.UID as string | undefined,
           keyField: args.keyField as string | undefined,
           idAlias: args.idAlias as string | null | undefined,

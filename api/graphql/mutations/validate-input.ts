@@ -29,7 +29,8 @@ function checkValue(field: FieldDef, value: FieldValue): string | null {
   }
   if (field.type === "multipicklist") {
     const unknown = (value as string[]).filter((item) => !field.items?.includes(item));
-    if (unknown.length > 0) return `${unknown.map((u) => `'${u}'`).join(", ")} not among: ${field.items?.join(", ")}`;
+    if (unknown.length > 0)
+      return `${unknown.map((u) => `'${u}'`).join(", ")} not among: ${field.items?.join(", ")}`;
   }
   if (field.type === "decimal" && field.precision !== null && field.scale !== null) {
     const [integer = "", fraction = ""] = String(value).replace("-", "").split(".");

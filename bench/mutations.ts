@@ -1,0 +1,75 @@
+/**
+ * Mutation throughput (issue 6), with the change log on: single-insert
+ * mutations/s, and records/s in 100-operation upsert mutations. The real API
+ * process on core 0, wrk on core 1, against a bare Bun.serve JSON endpoint
+ * measured in the same run. Records written are counted from the change log,
+ * so a mutation that answered with errors does not count.
+ * Run: bun bench/mutations.ts [seconds]  → bench/results/mutations.md
+ */
+import { Database } from "bun:sqlite";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
+import { machine, residentMiB, startApiProcess, startBareServer } from "./support.ts";
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const CONNECTIONS = 32;
+ensureWrk();
+
+const bare = await startBareServer(0);
+const baseline = await runWrk({ url: bare.url, seconds: SECONDS, connections: CONNECTIONS, core: 1 });
+await bare.stop();
+
+const api = await startApiProcess(0);
+const created = await api.call("POST", "/custom/standalone/schemas", {
+  name: "Item",
+  fields: [
+    { name: "Key", column: { type: "string", unique: true } },
+    { name: "Qty", column: { type: "int" } },
+  ],
+});
+if (created.status !== 200) throw new Error(`creating the object answered ${created.status}`);
+
+const changeCount = () => {
+  const db = new Database(join(api.dataDir, "store.sqlite"), { readonly: true });
+  const n = db.query<{ n: number }, []>("SELECT count(*) AS n FROM change_log").get()?.n ?? 0;
+  db.close();
+  return n;
+};
+const graphqlBody = (query: string) => JSON.stringify({ query });
+const insert = graphqlBody(`mutation { schema { insertRegions(input: {Name: "R-%n", Timezone: "UTC"}) } }`);
+const upserts = graphqlBody(
+  `mutation { schema { ${Array.from({ length: 100 }, (_, i) => `u${i}: upsertItem(input: {Key: "%n-${i}", Qty: ${i}}, keyField: "Key")`).join(" ")} } }`,
+);
+const probe = await api.call("POST", "/graphql/graphql", JSON.parse(upserts.replaceAll("%n", "probe")));
+if (probe.body.errors) throw new Error(`the upsert mutation fails: ${JSON.stringify(probe.body.errors)}`);
+
+const url = `${api.base}/graphql/graphql`;
+let before = changeCount();
+const inserts = await runWrk({ url, seconds: SECONDS, connections: CONNECTIONS, body: insert, token: api.token, core: 1 });
+const insertRecords = (changeCount() - before) / SECONDS;
+before = changeCount();
+const upsertRun = await runWrk({ url, seconds: SECONDS, connections: CONNECTIONS, body: upserts, token: api.token, core: 1 });
+const upsertRecords = (changeCount() - before) / SECONDS;
+const memory = residentMiB(api.pid);
+await api.stop();
+
+const row = (name: string, run: WrkResult, records: number) =>
+  `| ${name} | ${run.requestsPerSecond.toFixed(0)} | ${records.toFixed(0)} | ${run.p50Ms.toFixed(2)} ms | ${run.p99Ms.toFixed(2)} ms | ${((run.requestsPerSecond / baseline.requestsPerSecond) * 100).toFixed(1)}% |`;
+const lines = [
+  "# Mutation throughput",
+  "",
+  `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/mutations.ts ${SECONDS}\`.`,
+  `Setup: the API process (SQLite in WAL mode, change log written in each mutation's transaction) pinned to core 0; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s) pinned to core 1; loopback.`,
+  "",
+  "| workload | requests/s | records/s (from the change log) | p50 | p99 | vs bare Bun.serve |",
+  "|---|---|---|---|---|---|",
+  `| bare Bun.serve JSON (baseline) | ${baseline.requestsPerSecond.toFixed(0)} | – | ${baseline.p50Ms.toFixed(2)} ms | ${baseline.p99Ms.toFixed(2)} ms | 100% |`,
+  row("single-insert mutation", inserts, insertRecords),
+  row("100 aliased upserts per mutation", upsertRun, upsertRecords),
+  "",
+  `Targets: ≥ 5,000 single-insert mutations/s; ≥ 20,000 records/s in 100-upsert mutations. API resident memory after the run: ${memory.toFixed(0)} MiB. Non-2xx answers: ${inserts.non2xx + upsertRun.non2xx}.`,
+  "",
+];
+writeFileSync(new URL("./results/mutations.md", import.meta.url), lines.join("\n"));
+console.log(lines.join("\n"));
