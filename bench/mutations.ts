@@ -3,7 +3,8 @@
  * mutations/s, and records/s in 100-operation upsert mutations. The real API
  * process on core 0, wrk on core 1, against a bare Bun.serve JSON endpoint
  * measured in the same run. Records written are counted from the change log,
- * so a mutation that answered with errors does not count.
+ * so a mutation that answered with errors does not count. Documents are fixed and
+ * values travel in variables, as clients send them.
  * Run: bun bench/mutations.ts [seconds]  → bench/results/mutations.md
  */
 import { Database } from "bun:sqlite";
@@ -36,11 +37,18 @@ const changeCount = () => {
   db.close();
   return n;
 };
-const graphqlBody = (query: string) => JSON.stringify({ query });
-const insert = graphqlBody(`mutation { schema { insertRegions(input: {Name: "R-%n", Timezone: "UTC"}) } }`);
-const upserts = graphqlBody(
-  `mutation { schema { ${Array.from({ length: 100 }, (_, i) => `u${i}: upsertItem(input: {Key: "%n-${i}", Qty: ${i}}, keyField: "Key")`).join(" ")} } }`,
-);
+// Documents stay the same from request to request (as a client's do); values travel in variables.
+const insert = JSON.stringify({
+  query: "mutation Insert($name: String!) { schema { insertRegions(input: {Name: $name, Timezone: \"UTC\"}) } }",
+  variables: { name: "R-%n" },
+});
+const ops = Array.from({ length: 100 }, (_, i) => i);
+const upserts = JSON.stringify({
+  query: `mutation Upsert(${ops.map((i) => `$k${i}: String!`).join(", ")}) { schema { ${ops
+    .map((i) => `u${i}: upsertItem(input: {Key: $k${i}, Qty: ${i}}, keyField: "Key")`)
+    .join(" ")} } }`,
+  variables: Object.fromEntries(ops.map((i) => [`k${i}`, `%n-${i}`])),
+});
 const probe = await api.call("POST", "/graphql/graphql", JSON.parse(upserts.replaceAll("%n", "probe")));
 if (probe.body.errors) throw new Error(`the upsert mutation fails: ${JSON.stringify(probe.body.errors)}`);
 

@@ -1,6 +1,6 @@
 /**
  * A GraphQL request of one tenant: its schema from the catalogue, the document
- * parsed and validated, then executed. Request-level failures answer with
+ * parsed and validated (once per schema version and query text), then executed. Request-level failures answer with
  * GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED and never execute.
  */
 import {
@@ -15,6 +15,7 @@ import {
 import type { Logger } from "../../common/log.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
+import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
 import { formatGraphQLError, requestError } from "./format-error.ts";
 import type { GraphQLContext } from "./graphql-context.ts";
 import type { SchemaCache, TenantSchema } from "./schema/schema-cache.ts";
@@ -27,41 +28,73 @@ export interface GraphQLRequest {
 
 export type GraphQLService = ReturnType<typeof createGraphQLService>;
 
-export function createGraphQLService(catalogues: CatalogueService, schemas: SchemaCache, log: Logger) {
+export function createGraphQLService(
+  catalogues: CatalogueService,
+  schemas: SchemaCache,
+  log: Logger,
+  documentCacheSize = 2000,
+) {
+  const documents = createDocumentCache(documentCacheSize);
   const schemaOf = async (tenantId: string): Promise<TenantSchema> =>
     schemas.get(await catalogues.get(tenantId));
+
+  /** The request's document, parsed and validated (from the cache when seen before), or the errors to answer. */
+  function prepare(
+    tenantId: string,
+    tenantSchema: TenantSchema,
+    query: string,
+  ): CachedDocument | { failure: Record<string, unknown> } {
+    const cached = documents.get(tenantId, tenantSchema.version, query);
+    if (cached) return cached;
+    let document: DocumentNode;
+    try {
+      document = parse(query, { maxTokens: 20_000 });
+    } catch (error) {
+      const syntax = error as GraphQLError;
+      return {
+        failure: requestError("GRAPHQL_PARSE_FAILED", syntax.message, { locations: syntax.locations }),
+      };
+    }
+    const problems = validate(tenantSchema.schema, document);
+    if (problems.length > 0) {
+      const errors = problems.map((problem) => ({
+        ...formatGraphQLError(problem, log),
+        extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
+      }));
+      return { failure: { errors } };
+    }
+    return documents.set(tenantId, tenantSchema.version, query, document);
+  }
 
   return {
     schemaOf,
 
     async execute(principal: Principal, request: GraphQLRequest): Promise<Record<string, unknown>> {
-      const { schema } = await schemaOf(principal.tenantId);
-      let document: DocumentNode;
-      try {
-        document = parse(request.query, { maxTokens: 20_000 });
-      } catch (error) {
-        const syntax = error as GraphQLError;
-        return requestError("GRAPHQL_PARSE_FAILED", syntax.message, { locations: syntax.locations });
+      const tenantSchema = await schemaOf(principal.tenantId);
+      const prepared = prepare(principal.tenantId, tenantSchema, request.query);
+      if ("failure" in prepared) return prepared.failure;
+      const operation = request.operationName
+        ? prepared.operations.get(request.operationName)
+        : prepared.operations.size === 1
+          ? prepared.operations.values().next().value
+          : undefined;
+      if (!operation) {
+        return requestError(
+          "GRAPHQL_VALIDATION_FAILED",
+          request.operationName
+            ? `no operation named '${request.operationName}' in the document`
+            : "the document has several operations: name one in operationName",
+        );
       }
-      const problems = validate(schema, document);
-      if (problems.length > 0) {
-        return {
-          errors: problems.map((problem) => ({
-            ...formatGraphQLError(problem, log),
-            extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
-          })),
-        };
-      }
-      const operation = getOperationAST(document, request.operationName ?? undefined);
-      if (operation?.operation === "subscription") {
+      if (operation.operation === "subscription") {
         return requestError(
           "GRAPHQL_VALIDATION_FAILED",
           "subscriptions are delivered by webhooks: register this one with POST /webhooks",
         );
       }
       const result = (await execute({
-        schema,
-        document,
+        schema: tenantSchema.schema,
+        document: prepared.document,
         variableValues: request.variables ?? undefined,
         operationName: request.operationName ?? undefined,
         contextValue: { principal } satisfies GraphQLContext,
@@ -69,7 +102,7 @@ export function createGraphQLService(catalogues: CatalogueService, schemas: Sche
       const body: Record<string, unknown> = {};
       if (result.errors) body.errors = result.errors.map((error) => formatGraphQLError(error, log));
       // A mutation is all or nothing: when it failed, nothing it reported holds.
-      body.data = operation?.operation === "mutation" && result.errors ? null : (result.data ?? null);
+      body.data = operation.operation === "mutation" && result.errors ? null : (result.data ?? null);
       return body;
     },
   };

@@ -1,0 +1,42 @@
+/**
+ * Parsed and validated documents, kept per (tenant, schema version, query
+ * text), least recently used dropped first. A hit skips parsing and
+ * validation entirely; failures are not cached.
+ */
+import type { DocumentNode, OperationDefinitionNode } from "graphql";
+
+export interface CachedDocument {
+  document: DocumentNode;
+  /** Operations by name ("" for the anonymous one). */
+  operations: Map<string, OperationDefinitionNode>;
+}
+
+export type DocumentCache = ReturnType<typeof createDocumentCache>;
+
+export function createDocumentCache(size: number) {
+  const entries = new Map<string, CachedDocument>();
+  const keyOf = (tenantId: string, version: number, query: string) =>
+    `${tenantId}\u0000${version}\u0000${query}`;
+  return {
+    get(tenantId: string, version: number, query: string): CachedDocument | undefined {
+      const key = keyOf(tenantId, version, query);
+      const entry = entries.get(key);
+      if (entry) {
+        entries.delete(key);
+        entries.set(key, entry);
+      }
+      return entry;
+    },
+    set(tenantId: string, version: number, query: string, document: DocumentNode): CachedDocument {
+      const operations = new Map<string, OperationDefinitionNode>();
+      for (const definition of document.definitions) {
+        if (definition.kind === "OperationDefinition")
+          operations.set(definition.name?.value ?? "", definition);
+      }
+      const entry = { document, operations };
+      entries.set(keyOf(tenantId, version, query), entry);
+      if (entries.size > size) entries.delete(entries.keys().next().value as string);
+      return entry;
+    },
+  };
+}
