@@ -11,6 +11,8 @@ import type { AuthService } from "./auth/auth-service.ts";
 import type { CatalogueService } from "./catalogue/catalogue-service.ts";
 import { customRoutes } from "./catalogue/custom-routes.ts";
 import type { ApiConfig } from "./config.ts";
+import { configVarRoutes } from "./config-vars/config-var-routes.ts";
+import type { ConfigVarService } from "./config-vars/config-var-service.ts";
 import { graphqlRoutes } from "./graphql/graphql-routes.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
 import { buildTenantSchema } from "./graphql/schema/build-schema.ts";
@@ -26,17 +28,22 @@ export interface AppDeps {
   redis: Redis;
   auth: AuthService;
   catalogues: CatalogueService;
+  configVars: ConfigVarService;
   log: Logger;
 }
 
-export function createApp({ config, store, redis, auth, catalogues, log }: AppDeps) {
-  const schemas = createSchemaCache((catalogue) => buildTenantSchema(catalogue, tenantResolvers(store, catalogue)), config.TENANT_CACHE_SIZE);
+export function createApp({ config, store, redis, auth, catalogues, configVars, log }: AppDeps) {
+  const schemas = createSchemaCache(
+    (catalogue) => buildTenantSchema(catalogue, tenantResolvers(store, catalogue)),
+    config.TENANT_CACHE_SIZE,
+  );
   const graphql = createGraphQLService(catalogues, schemas, log);
   return new Elysia()
     .use(errorPlugin(log, config.MAX_BODY_BYTES))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
     .use(authRoutes(auth))
     .use(customRoutes(auth, catalogues))
+    .use(configVarRoutes(auth, configVars))
     .use(graphqlRoutes(auth, graphql));
 }
 

@@ -4,11 +4,13 @@
  */
 import { join } from "node:path";
 import { ConfigError } from "../common/errors.ts";
+import { createSecretBox } from "../common/secret-box.ts";
 import { readOrCreateSecret } from "../common/secret-file.ts";
 import { type AuthService, createAuthService } from "./auth/auth-service.ts";
 import { createTokenSigner } from "./auth/token-signer.ts";
 import { type CatalogueService, createCatalogueService } from "./catalogue/catalogue-service.ts";
 import type { ApiConfig } from "./config.ts";
+import { type ConfigVarService, createConfigVarService } from "./config-vars/config-var-service.ts";
 import { openSqliteStore } from "./store/sqlite/sqlite-store.ts";
 import type { Store } from "./store/store.ts";
 
@@ -16,11 +18,12 @@ export interface CoreServices {
   store: Store;
   auth: AuthService;
   catalogues: CatalogueService;
+  configVars: ConfigVarService;
 }
 
 type CoreConfig = Pick<
   ApiConfig,
-  "DATA_DIR" | "JWT_SECRET" | "MONGODB_URL" | "TOKEN_CACHE_TTL_MS" | "TENANT_CACHE_SIZE"
+  "DATA_DIR" | "JWT_SECRET" | "SECRETS_KEY" | "MONGODB_URL" | "TOKEN_CACHE_TTL_MS" | "TENANT_CACHE_SIZE"
 >;
 
 export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
@@ -37,5 +40,7 @@ export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
     cacheTtlMs: config.TOKEN_CACHE_TTL_MS,
   });
   const catalogues = createCatalogueService({ store, cacheSize: config.TENANT_CACHE_SIZE });
-  return { store, auth, catalogues };
+  const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
+  const configVars = createConfigVarService(store, box);
+  return { store, auth, catalogues, configVars };
 }

@@ -22,6 +22,11 @@ export const sharedConfigFields = {
       .regex(/^[A-Za-z0-9:_-]+$/)
       .default("tds"),
   ),
+  /** Key material (≥ 32 characters) for encrypting secrets at rest. Generated into `DATA_DIR/secrets-key` when unset. */
+  SECRETS_KEY: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, "must be at least 32 characters").optional(),
+  ),
   /** `debug`, `info`, `warn`, `error` or `silent`. Default `info`. */
   LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).default("info")),
 };

@@ -11,6 +11,7 @@ import { runAdminCommand } from "./admin-commands.ts";
 const AdminConfigSchema = ApiConfigSchema.pick({
   DATA_DIR: true,
   JWT_SECRET: true,
+  SECRETS_KEY: true,
   MONGODB_URL: true,
   TOKEN_CACHE_TTL_MS: true,
   TENANT_CACHE_SIZE: true,

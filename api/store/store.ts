@@ -52,6 +52,19 @@ export interface CustomDefinitions {
   fields: FieldDef[];
 }
 
+export const CONFIG_TYPES = ["plain-text", "secret"] as const;
+
+/** A tenant's config variable; a secret's `value` is sealed (encrypted), never the plaintext. */
+export interface ConfigVariable {
+  tenantId: string;
+  key: string;
+  configType: (typeof CONFIG_TYPES)[number];
+  value: string;
+  description: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
 /** Reads, usable inside and outside a unit of work. */
 export interface StoreReader {
   findTenantById(tenantId: string): Promise<Tenant | null>;
@@ -68,9 +81,17 @@ export interface StoreReader {
   /** The records of `object` with these UIDs (those that exist, in no particular order). */
   findRecords(tenantId: string, object: ObjectDef, uids: readonly string[]): Promise<RecordValues[]>;
   /** A record whose `field` equals `value`, other than `exceptUid`; null when none. */
-  findRecordByValue(tenantId: string, object: ObjectDef, field: FieldDef, value: FieldValue, exceptUid?: string): Promise<RecordValues | null>;
+  findRecordByValue(
+    tenantId: string,
+    object: ObjectDef,
+    field: FieldDef,
+    value: FieldValue,
+    exceptUid?: string,
+  ): Promise<RecordValues | null>;
   /** How many records of `source` point at `uid` through its reference `field`. */
   countReferencing(tenantId: string, source: ObjectDef, field: FieldDef, uid: string): Promise<number>;
+  listConfigVariables(tenantId: string): Promise<ConfigVariable[]>;
+  findConfigVariable(tenantId: string, key: string): Promise<ConfigVariable | null>;
   /** Change-log entries after `position`, in commit order, at most `limit`. */
   readChanges(afterPosition: number, limit: number): Promise<LoggedChange[]>;
 }
@@ -105,6 +126,10 @@ export interface StoreWriter extends StoreReader {
   deleteRecord(tenantId: string, object: ObjectDef, uid: string): Promise<void>;
   /** The next value (1, 2, ...) of the tenant's sequence `name`; never reused, even after a rollback elsewhere commits. */
   nextSequenceValue(tenantId: string, name: string): Promise<number>;
+  /** Creates or replaces a config variable (keeping its creation time). */
+  putConfigVariable(variable: ConfigVariable): Promise<void>;
+  /** False when the tenant has no such variable. */
+  deleteConfigVariable(tenantId: string, key: string): Promise<boolean>;
   /** Appends change-log entries, in the order given. */
   appendChanges(entries: readonly ChangeEntry[]): Promise<void>;
 }

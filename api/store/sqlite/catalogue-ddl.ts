@@ -17,7 +17,9 @@ function createFieldIndex(db: Database, table: string, field: FieldDef): void {
   if (field.type === "id" || (!field.unique && field.type !== "reference")) return;
   const unique = field.unique ? "UNIQUE " : "";
   const index = quoteIdent(indexName(table, field));
-  db.run(`CREATE ${unique}INDEX IF NOT EXISTS ${index} ON ${quoteIdent(table)} (${quoteIdent(field.mapping)})`);
+  db.run(
+    `CREATE ${unique}INDEX IF NOT EXISTS ${index} ON ${quoteIdent(table)} (${quoteIdent(field.mapping)})`,
+  );
 }
 
 function existingColumns(db: Database, table: string): Set<string> {

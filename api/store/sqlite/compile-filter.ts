@@ -173,7 +173,8 @@ function compileCondition(condition: CheckedCondition, scope: JoinScope, state: 
  * @throws Error for an extended filter: those are only evaluated in memory.
  */
 export function compileFilter(filter: CheckedFilter, options: SqlFilterOptions): SqlFilter {
-  if (filter.mode !== "filter") throw new Error("extended filters are evaluated in memory, not compiled to SQL");
+  if (filter.mode !== "filter")
+    throw new Error("extended filters are evaluated in memory, not compiled to SQL");
   const state = new CompileState(options);
   const scope = new JoinScope(filter.object, options.alias, state);
   const where = compileCondition(filter.condition, scope, state);

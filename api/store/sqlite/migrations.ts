@@ -103,6 +103,70 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "config variables, webhooks, deliveries and their attempts, change-feed positions",
+    sql: `
+      CREATE TABLE config_variables (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        key TEXT NOT NULL,
+        config_type TEXT NOT NULL,
+        value TEXT NOT NULL,
+        description TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+      );
+      CREATE TABLE webhooks (
+        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+        id TEXT NOT NULL,
+        name TEXT NOT NULL COLLATE NOCASE,
+        url TEXT NOT NULL,
+        type TEXT NOT NULL,
+        query TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        secret TEXT NOT NULL,
+        enabled INTEGER NOT NULL,
+        disabled_reason TEXT,
+        version INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (tenant_id, name)
+      );
+      CREATE TABLE deliveries (
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        webhook_id TEXT NOT NULL,
+        mutation_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        body TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        committed_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (webhook_id, mutation_id)
+      );
+      CREATE INDEX deliveries_by_webhook ON deliveries (tenant_id, webhook_id, created_at);
+      CREATE TABLE delivery_attempts (
+        tenant_id TEXT NOT NULL,
+        delivery_id TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        started_at INTEGER NOT NULL,
+        duration_ms INTEGER NOT NULL,
+        status_code INTEGER,
+        response_body TEXT,
+        error TEXT,
+        PRIMARY KEY (tenant_id, delivery_id, attempt)
+      );
+      CREATE TABLE feed_positions (
+        name TEXT PRIMARY KEY,
+        position INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -55,19 +55,25 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
       `INSERT INTO change_log (tenant_id, object_name, operation, uid, before, after, mutation_id, sequence, committed_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    changes: db.query<ChangeRow, [number, number]>("SELECT * FROM change_log WHERE position > ? ORDER BY position LIMIT ?"),
+    changes: db.query<ChangeRow, [number, number]>(
+      "SELECT * FROM change_log WHERE position > ? ORDER BY position LIMIT ?",
+    ),
   };
 
   return {
     async findRecords(tenantId, object, uids) {
       if (uids.length === 0) return [];
       const marks = uids.map(() => "?").join(", ");
-      const rows = db.query<Record<string, ColumnValue>, string[]>(`SELECT * FROM ${table(tenantId, object)} WHERE uid IN (${marks})`);
+      const rows = db.query<Record<string, ColumnValue>, string[]>(
+        `SELECT * FROM ${table(tenantId, object)} WHERE uid IN (${marks})`,
+      );
       return rows.all(...uids).map((row) => decodeRow(object, row));
     },
     async findRecordByValue(tenantId, object, field, value, exceptUid) {
       const sql = `SELECT * FROM ${table(tenantId, object)} WHERE ${column(field)} = ? AND uid IS NOT ? LIMIT 1`;
-      const row = db.query<Record<string, ColumnValue>, ColumnValue[]>(sql).get(encodeValue(field, value), exceptUid ?? null);
+      const row = db
+        .query<Record<string, ColumnValue>, ColumnValue[]>(sql)
+        .get(encodeValue(field, value), exceptUid ?? null);
       return row ? decodeRow(object, row) : null;
     },
     async countReferencing(tenantId, source, field, uid) {

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { StoreWriter, Tenant, TokenRecord, User } from "../store.ts";
 import { createCatalogueSession } from "./catalogue-session.ts";
+import { createConfigSession } from "./config-session.ts";
 import { createRecordSession } from "./record-session.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
 
@@ -53,6 +54,7 @@ export function createSqliteSession(db: Database): StoreWriter {
   return {
     ...createCatalogueSession(db, storageNo),
     ...createRecordSession(db, storageNo),
+    ...createConfigSession(db),
     findTenantById: async (tenantId) => mapOrNull(q.tenantById.get(tenantId), toTenant),
     findTenantByName: async (name) => mapOrNull(q.tenantByName.get(name), toTenant),
     listTenants: async () => q.tenants.all().map(toTenant),
