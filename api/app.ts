@@ -33,8 +33,13 @@ export interface AppDeps {
 }
 
 export function createApp({ config, store, redis, auth, catalogues, configVars, log }: AppDeps) {
+  const limits = {
+    maxPageSize: config.GRAPHQL_MAX_PAGE_SIZE,
+    defaultRelatedLimit: 20,
+    maxRelatedLimit: config.GRAPHQL_MAX_RELATED_LIMIT,
+  };
   const schemas = createSchemaCache(
-    (catalogue) => buildTenantSchema(catalogue, tenantResolvers(store, catalogue)),
+    (catalogue) => buildTenantSchema(catalogue, tenantResolvers(store, catalogue, limits)),
     config.TENANT_CACHE_SIZE,
   );
   const graphql = createGraphQLService(catalogues, schemas, log);

@@ -23,6 +23,10 @@ export const ApiConfigSchema = z.object({
   SHUTDOWN_GRACE_MS: positiveInt(5000),
   /** How many tenants' catalogues and GraphQL schemas are kept in memory (least recently used go). Default 1000. */
   TENANT_CACHE_SIZE: positiveInt(1000),
+  /** Largest (and default) page size `first` of list queries. Default 200. */
+  GRAPHQL_MAX_PAGE_SIZE: positiveInt(200),
+  /** Largest `limit` of reverse-list fields. Default 2000. */
+  GRAPHQL_MAX_RELATED_LIMIT: positiveInt(2000),
   /** Largest accepted request body in bytes. Default 1 MiB. */
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
 });

@@ -1,6 +1,28 @@
 /** What every resolver of a request sees as its context. */
 import type { Principal } from "../auth/principal.ts";
+import type { BatchLoader } from "./queries/batch-loader.ts";
+
+/** This request's loaders, made on first use. */
+export interface RequestLoaders {
+  // biome-ignore lint/suspicious/noExplicitAny: loaders of different key and value types share the map
+  get<L extends BatchLoader<any, any>>(key: string, make: () => L): L;
+}
 
 export interface GraphQLContext {
   principal: Principal;
+  loaders: RequestLoaders;
+}
+
+export function createRequestLoaders(): RequestLoaders {
+  const loaders = new Map<string, unknown>();
+  return {
+    get(key, make) {
+      let loader = loaders.get(key) as ReturnType<typeof make> | undefined;
+      if (!loader) {
+        loader = make();
+        loaders.set(key, loader);
+      }
+      return loader;
+    },
+  };
 }

@@ -17,7 +17,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
 import { formatGraphQLError, requestError } from "./format-error.ts";
-import type { GraphQLContext } from "./graphql-context.ts";
+import { createRequestLoaders, type GraphQLContext } from "./graphql-context.ts";
 import type { SchemaCache, TenantSchema } from "./schema/schema-cache.ts";
 
 export interface GraphQLRequest {
@@ -97,7 +97,7 @@ export function createGraphQLService(
         document: prepared.document,
         variableValues: request.variables ?? undefined,
         operationName: request.operationName ?? undefined,
-        contextValue: { principal } satisfies GraphQLContext,
+        contextValue: { principal, loaders: createRequestLoaders() } satisfies GraphQLContext,
       })) as ExecutionResult;
       const body: Record<string, unknown> = {};
       if (result.errors) body.errors = result.errors.map((error) => formatGraphQLError(error, log));

@@ -2,10 +2,16 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Store } from "../store/store.ts";
 import { mutationsResolver, operationResultResolver } from "./mutations/mutation-resolvers.ts";
+import { createQueryResolvers, type QueryLimits } from "./queries/query-resolvers.ts";
 import type { SchemaResolvers } from "./schema/build-schema.ts";
 
-export function tenantResolvers(store: Store, catalogue: Catalogue): SchemaResolvers {
+export function tenantResolvers(store: Store, catalogue: Catalogue, limits: QueryLimits): SchemaResolvers {
+  const queries = createQueryResolvers(store, catalogue, limits);
   return {
+    list: queries.list,
+    byId: queries.byId,
+    lookup: queries.lookup,
+    reverse: queries.reverse,
     mutations: mutationsResolver(store, catalogue),
     operationResult: operationResultResolver,
   };

@@ -6,6 +6,35 @@
  */
 import type { FieldDef, ObjectDef } from "../catalogue/catalogue.ts";
 import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../catalogue/record-values.ts";
+import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
+import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
+
+/** A page of records: filtered, ordered (UID last), after a keyset position, skipping `offset`. */
+export interface ListQuery {
+  filter: CheckedFilter | null;
+  order: readonly OrderTerm[];
+  /** Sort-key values of the row to start after (from a cursor), or null. */
+  after: readonly (string | number | null)[] | null;
+  offset: number;
+  limit: number;
+  /** What NOW() means, ms since the epoch. */
+  now: number;
+}
+
+/** A listed record with its sort-key values (what its cursor encodes). */
+export interface ListedRecord {
+  values: RecordValues;
+  sortKey: (string | number | null)[];
+}
+
+/** Records related to several parents at once: children whose `reference` points at one of `parentUids`. */
+export interface RelatedQuery {
+  filter: CheckedFilter | null;
+  order: readonly OrderTerm[];
+  /** At most this many children per parent. */
+  limit: number;
+  now: number;
+}
 
 export const ROLES = ["administrator", "scheduler", "resource"] as const;
 export type Role = (typeof ROLES)[number];
@@ -92,6 +121,21 @@ export interface StoreReader {
   countReferencing(tenantId: string, source: ObjectDef, field: FieldDef, uid: string): Promise<number>;
   listConfigVariables(tenantId: string): Promise<ConfigVariable[]>;
   findConfigVariable(tenantId: string, key: string): Promise<ConfigVariable | null>;
+  listRecords(tenantId: string, object: ObjectDef, query: ListQuery): Promise<ListedRecord[]>;
+  countRecords(
+    tenantId: string,
+    object: ObjectDef,
+    filter: CheckedFilter | null,
+    now: number,
+  ): Promise<number>;
+  /** One query for all parents: children of `object` whose `reference` is in `parentUids`. */
+  listRelated(
+    tenantId: string,
+    object: ObjectDef,
+    reference: FieldDef,
+    parentUids: readonly string[],
+    query: RelatedQuery,
+  ): Promise<RecordValues[]>;
   /** Change-log entries after `position`, in commit order, at most `limit`. */
   readChanges(afterPosition: number, limit: number): Promise<LoggedChange[]>;
 }

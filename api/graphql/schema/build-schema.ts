@@ -178,7 +178,13 @@ function recordFields(
   const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
   for (const field of object.fields) {
     const type = scalarType(field);
-    fields[memberName(field)] = { type: field.system ? nonNull(type) : type, description: describe(field) };
+    fields[memberName(field)] = {
+      type: field.system ? nonNull(type) : type,
+      description: describe(field),
+      // Record values are keyed by field name: a reference's value (its UID) sits under `Foo`, shown as `FooId`.
+      resolve:
+        field.type === "reference" ? (source) => (source as Record<string, unknown>)[field.name] : undefined,
+    };
     if (field.type === "reference" && field.referenceTo) {
       fields[field.name] = {
         type: typeOf(field.referenceTo),

@@ -5,8 +5,10 @@
  */
 import type { Database } from "bun:sqlite";
 import type { StoreWriter, Tenant, TokenRecord, User } from "../store.ts";
+import { tableName } from "./catalogue-ddl.ts";
 import { createCatalogueSession } from "./catalogue-session.ts";
 import { createConfigSession } from "./config-session.ts";
+import { createQuerySession } from "./query-records.ts";
 import { createRecordSession } from "./record-session.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
 
@@ -55,6 +57,7 @@ export function createSqliteSession(db: Database): StoreWriter {
     ...createCatalogueSession(db, storageNo),
     ...createRecordSession(db, storageNo),
     ...createConfigSession(db),
+    ...createQuerySession(db, (tenantId, object) => tableName(storageNo(tenantId), object)),
     findTenantById: async (tenantId) => mapOrNull(q.tenantById.get(tenantId), toTenant),
     findTenantByName: async (name) => mapOrNull(q.tenantByName.get(name), toTenant),
     listTenants: async () => q.tenants.all().map(toTenant),

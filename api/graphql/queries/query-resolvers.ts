@@ -1,0 +1,137 @@
+/**
+ * Resolvers of the tenant's queries: `x(filter, orderBy, first, after, offset)`
+ * connections, `xById`, lookups and reverse lists, the latter two batched per
+ * request through loaders (one store query per field per level).
+ */
+import type { GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
+import { LimitExceededError, ValidationError } from "../../../common/errors.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { RecordValues } from "../../catalogue/record-values.ts";
+import type { Store } from "../../store/store.ts";
+import { prepareFilter } from "../filter/check-filter.ts";
+import type { GraphQLContext } from "../graphql-context.ts";
+import { createBatchLoader } from "./batch-loader.ts";
+import { decodeCursor, encodeCursor, orderFingerprint } from "./cursor.ts";
+import { parseOrderBy } from "./parse-order-by.ts";
+
+type Resolver = GraphQLFieldResolver<RecordValues, GraphQLContext>;
+
+export interface QueryLimits {
+  /** Largest (and default) `first`. */
+  maxPageSize: number;
+  /** Default and largest `limit` of reverse lists. */
+  defaultRelatedLimit: number;
+  maxRelatedLimit: number;
+}
+
+interface ListArgs {
+  filter?: string | null;
+  orderBy?: string | null;
+  first?: number | null;
+  after?: string | null;
+  offset?: number | null;
+  limit?: number | null;
+}
+
+export function createQueryResolvers(store: Store, catalogue: Catalogue, limits: QueryLimits) {
+  const objectNamed = (name: string) => catalogue.objects.find((object) => object.name === name) as ObjectDef;
+  const filterOf = (object: ObjectDef, text: string | null | undefined) =>
+    text ? prepareFilter(text, object, catalogue) : null;
+
+  /** This request's loader of `object` records by UID. */
+  const byUid = (context: GraphQLContext, object: ObjectDef) =>
+    context.loaders.get(`uid:${object.name}`, () =>
+      createBatchLoader<string, RecordValues | null>(async (uids) => {
+        const records = await store.findRecords(context.principal.tenantId, object, uids);
+        return new Map(records.map((record) => [record.UID as string, record]));
+      }, null),
+    );
+
+  const list =
+    (object: ObjectDef): Resolver =>
+    async (_source, args: ListArgs, context) => {
+      const first = args.first ?? limits.maxPageSize;
+      if (first > limits.maxPageSize)
+        throw new LimitExceededError(`first may not exceed ${limits.maxPageSize}`);
+      if (first < 0 || (args.offset ?? 0) < 0)
+        throw new ValidationError("first and offset must not be negative");
+      const offset = args.offset ?? 0;
+      const filter = filterOf(object, args.filter);
+      const order = parseOrderBy(args.orderBy, object, catalogue);
+      const fingerprint = orderFingerprint(order);
+      const after = args.after ? decodeCursor(args.after, fingerprint, order.length) : null;
+      const now = Date.now();
+      const tenantId = context.principal.tenantId;
+      const rows = await store.listRecords(tenantId, object, {
+        filter,
+        order,
+        after,
+        offset,
+        limit: first + 1,
+        now,
+      });
+      const page = rows.slice(0, first);
+      const edges = page.map((row, i) => ({
+        cursor: encodeCursor(row.sortKey, fingerprint),
+        node: row.values,
+        offset: offset + i,
+      }));
+      return {
+        edges,
+        pageInfo: {
+          hasNextPage: rows.length > first,
+          hasPreviousPage: after !== null || offset > 0,
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: edges[edges.length - 1]?.cursor ?? null,
+        },
+        // Called by the default resolver only when `totalCount` is selected.
+        totalCount: () => store.countRecords(tenantId, object, filter, now),
+      };
+    };
+
+  const byId =
+    (object: ObjectDef): Resolver =>
+    (_source, args: { UID: string }, context) =>
+      byUid(context, object).load(args.UID);
+
+  const lookup =
+    (field: FieldDef): Resolver =>
+    (source, _args, context) => {
+      const uid = source[field.name];
+      return typeof uid === "string"
+        ? byUid(context, objectNamed(field.referenceTo as string)).load(uid)
+        : null;
+    };
+
+  const reverse =
+    (reference: FieldDef): Resolver =>
+    (source, args: ListArgs, context, info: GraphQLResolveInfo) => {
+      const limit = args.limit ?? limits.defaultRelatedLimit;
+      if (limit > limits.maxRelatedLimit)
+        throw new LimitExceededError(`limit may not exceed ${limits.maxRelatedLimit}`);
+      if (limit < 0) throw new ValidationError("limit must not be negative");
+      const child = objectNamed(reference.objectName);
+      const key = `reverse:${reference.id}:${info.path.key}:${JSON.stringify(args)}`;
+      const loader = context.loaders.get(key, () => {
+        const filter = filterOf(child, args.filter);
+        const order = parseOrderBy(args.orderBy, child, catalogue);
+        return createBatchLoader<string, RecordValues[]>(async (parents) => {
+          const rows = await store.listRelated(context.principal.tenantId, child, reference, parents, {
+            filter,
+            order,
+            limit,
+            now: Date.now(),
+          });
+          const grouped = new Map<string, RecordValues[]>();
+          for (const row of rows) {
+            const parent = row[reference.name] as string;
+            grouped.set(parent, [...(grouped.get(parent) ?? []), row]);
+          }
+          return grouped;
+        }, []);
+      });
+      return loader.load(source.UID as string);
+    };
+
+  return { list, byId, lookup, reverse };
+}

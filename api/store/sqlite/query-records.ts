@@ -1,0 +1,122 @@
+/**
+ * Read queries over an object's table: filtered (compiled EQL), ordered by
+ * fields and lookup paths, keyset-paginated (NULLs sort first, as SQLite
+ * does), and reverse lists for many parents in one statement (a window per
+ * parent). Every value is bound; identifiers come from the catalogue.
+ */
+import type { Database } from "bun:sqlite";
+import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { CheckedFilter } from "../../graphql/filter/checked-filter.ts";
+import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+import type { ListedRecord, StoreReader } from "../store.ts";
+import { compileFilter } from "./compile-filter.ts";
+import { type ColumnValue, quoteIdent } from "./record-codec.ts";
+import { decodeRow } from "./record-session.ts";
+
+type QueryMethods = Pick<StoreReader, "listRecords" | "countRecords" | "listRelated">;
+type Row = Record<string, ColumnValue>;
+
+const BASE = "r";
+
+/** FROM clause pieces for a filter and an order over `object`. */
+function plan(
+  object: ObjectDef,
+  tableOf: (object: ObjectDef) => string,
+  filter: CheckedFilter | null,
+  order: readonly OrderTerm[],
+  now: number,
+) {
+  const compiled = filter ? compileFilter(filter, { tableOf: (o) => tableOf(o), alias: BASE, now }) : null;
+  const joins = [...(compiled?.joins ?? [])];
+  const joined = new Map<string, string>();
+  const keys = order.map((term) => {
+    let alias = BASE;
+    let path = "";
+    for (const hop of term.operand.hops) {
+      path += `.${hop.reference.name}`;
+      let next = joined.get(path);
+      if (!next) {
+        next = `o${joined.size}`;
+        joined.set(path, next);
+        joins.push(
+          `LEFT JOIN ${quoteIdent(tableOf(hop.target))} ${next} ON ${next}.uid = ${alias}.${quoteIdent(hop.reference.mapping)}`,
+        );
+      }
+      alias = next;
+    }
+    const column = `${alias}.${quoteIdent(term.operand.field.mapping)}`;
+    return term.operand.field.type === "decimal" ? `CAST(${column} AS REAL)` : column;
+  });
+  return { joins, where: compiled?.where ?? "1", params: compiled?.params ?? [], keys };
+}
+
+/** `(k1, k2, ...) after (v1, v2, ...)` in the order's directions, NULL lowest. */
+function keysetCondition(keys: string[], order: readonly OrderTerm[], values: readonly ColumnValue[]) {
+  const params: ColumnValue[] = [];
+  const greater = (key: string, value: ColumnValue, descending: boolean) => {
+    if (value === null) return descending ? "0" : `${key} IS NOT NULL`;
+    params.push(value);
+    return descending ? `(${key} < ? OR ${key} IS NULL)` : `${key} > ?`;
+  };
+  const equal = (key: string, value: ColumnValue) => {
+    if (value === null) return `${key} IS NULL`;
+    params.push(value);
+    return `${key} = ?`;
+  };
+  const alternatives = keys.map((key, i) => {
+    const parts: string[] = [];
+    for (let j = 0; j < i; j++) parts.push(equal(keys[j] as string, values[j] ?? null));
+    parts.push(greater(key, values[i] ?? null, order[i]?.direction === "DESC"));
+    return `(${parts.join(" AND ")})`;
+  });
+  return { sql: `(${alternatives.join(" OR ")})`, params };
+}
+
+const orderClause = (keys: string[], order: readonly OrderTerm[]) =>
+  keys.map((key, i) => `${key} ${order[i]?.direction === "DESC" ? "DESC" : "ASC"}`).join(", ");
+
+export function createQuerySession(
+  db: Database,
+  tableOf: (tenantId: string, object: ObjectDef) => string,
+): QueryMethods {
+  return {
+    async listRecords(tenantId, object, query) {
+      const p = plan(object, (o) => tableOf(tenantId, o), query.filter, query.order, query.now);
+      const keyset = query.after
+        ? keysetCondition(p.keys, query.order, query.after)
+        : { sql: "1", params: [] };
+      const selectKeys = p.keys.map((key, i) => `${key} AS __k${i}`).join(", ");
+      const sql = `SELECT ${BASE}.*, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
+        WHERE (${p.where}) AND ${keyset.sql} ORDER BY ${orderClause(p.keys, query.order)} LIMIT ? OFFSET ?`;
+      const rows = db
+        .query<Row, ColumnValue[]>(sql)
+        .all(...p.params, ...keyset.params, query.limit, query.offset);
+      return rows.map(
+        (row): ListedRecord => ({
+          values: decodeRow(object, row),
+          sortKey: p.keys.map((_, i) => row[`__k${i}`] ?? null),
+        }),
+      );
+    },
+
+    async countRecords(tenantId, object, filter, now) {
+      const p = plan(object, (o) => tableOf(tenantId, o), filter, [], now);
+      const sql = `SELECT count(*) AS n FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} WHERE ${p.where}`;
+      return db.query<{ n: number }, ColumnValue[]>(sql).get(...p.params)?.n ?? 0;
+    },
+
+    async listRelated(tenantId, object, reference: FieldDef, parentUids, query) {
+      if (parentUids.length === 0) return [];
+      const p = plan(object, (o) => tableOf(tenantId, o), query.filter, query.order, query.now);
+      const fk = `${BASE}.${quoteIdent(reference.mapping)}`;
+      const marks = parentUids.map(() => "?").join(", ");
+      const sql = `SELECT * FROM (
+          SELECT ${BASE}.*, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${orderClause(p.keys, query.order)}) AS __rn
+          FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
+          WHERE ${fk} IN (${marks}) AND (${p.where})
+        ) WHERE __rn <= ? ORDER BY __rn`;
+      const rows = db.query<Row, ColumnValue[]>(sql).all(...parentUids, ...p.params, query.limit);
+      return rows.map((row) => decodeRow(object, row));
+    },
+  };
+}
