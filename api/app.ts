@@ -42,7 +42,17 @@ export function createApp({ config, store, redis, auth, catalogues, configVars, 
     (catalogue) => buildTenantSchema(catalogue, tenantResolvers(store, catalogue, limits)),
     config.TENANT_CACHE_SIZE,
   );
-  const graphql = createGraphQLService(catalogues, schemas, log);
+  const graphql = createGraphQLService(
+    catalogues,
+    schemas,
+    {
+      ...limits,
+      maxDepth: config.GRAPHQL_MAX_DEPTH,
+      maxCost: config.GRAPHQL_MAX_COST,
+      maxAliases: config.GRAPHQL_MAX_ALIASES,
+    },
+    log,
+  );
   return new Elysia()
     .use(errorPlugin(log, config.MAX_BODY_BYTES))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))

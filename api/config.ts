@@ -27,6 +27,12 @@ export const ApiConfigSchema = z.object({
   GRAPHQL_MAX_PAGE_SIZE: positiveInt(200),
   /** Largest `limit` of reverse-list fields. Default 2000. */
   GRAPHQL_MAX_RELATED_LIMIT: positiveInt(2000),
+  /** Deepest selection nesting of a GraphQL document. Default 12. */
+  GRAPHQL_MAX_DEPTH: positiveInt(12),
+  /** Largest estimated cost of a query (list sizes multiply down the tree). Default 100000. */
+  GRAPHQL_MAX_COST: positiveInt(100_000),
+  /** Most aliased fields in a document (so at most this many aliased mutation operations). Default 100. */
+  GRAPHQL_MAX_ALIASES: positiveInt(100),
   /** Largest accepted request body in bytes. Default 1 MiB. */
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
 });

@@ -1,6 +1,7 @@
 /** `/graphql/*`: the tenant's schema as SDL, and GraphQL over HTTP (POST, and GET for queries). */
 import { Elysia } from "elysia";
 import { z } from "zod";
+import { BadRequestError } from "../../common/errors.ts";
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import { parseBody } from "../http/parse-body.ts";
@@ -11,6 +12,19 @@ const RequestSchema = z.object({
   variables: z.record(z.string(), z.unknown()).nullish(),
   operationName: z.string().nullish(),
 });
+
+/** GET parameters → the request shape: `variables` is JSON text there. */
+function fromSearchParams(query: Record<string, string | undefined>): Record<string, unknown> {
+  let variables: unknown = null;
+  if (query.variables) {
+    try {
+      variables = JSON.parse(query.variables);
+    } catch {
+      throw new BadRequestError("the variables parameter is not valid JSON");
+    }
+  }
+  return { query: query.query, variables, operationName: query.operationName ?? null };
+}
 
 export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
   return new Elysia({ name: "graphql-routes", prefix: "/graphql" })
@@ -31,7 +45,21 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
     )
     .post(
       "/graphql",
-      async ({ principal, body }) => graphql.execute(principal, parseBody(RequestSchema, body)),
+      async ({ principal, body, set }) => {
+        const { status, body: answer } = await graphql.execute(principal, parseBody(RequestSchema, body));
+        set.status = status;
+        return answer;
+      },
+      { auth: true },
+    )
+    .get(
+      "/graphql",
+      async ({ principal, query, set }) => {
+        const request = parseBody(RequestSchema, fromSearchParams(query));
+        const { status, body: answer } = await graphql.execute(principal, request, true);
+        set.status = status;
+        return answer;
+      },
       { auth: true },
     );
 }

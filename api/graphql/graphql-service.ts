@@ -16,6 +16,7 @@ import type { Logger } from "../../common/log.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
+import { checkDocumentLimits, type DocumentLimits } from "./document-limits.ts";
 import { formatGraphQLError, requestError } from "./format-error.ts";
 import { createRequestLoaders, type GraphQLContext } from "./graphql-context.ts";
 import type { SchemaCache, TenantSchema } from "./schema/schema-cache.ts";
@@ -28,9 +29,16 @@ export interface GraphQLRequest {
 
 export type GraphQLService = ReturnType<typeof createGraphQLService>;
 
+/** What a request is answered with: the HTTP status (200 unless GET carried a mutation) and the body. */
+export interface GraphQLAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
 export function createGraphQLService(
   catalogues: CatalogueService,
   schemas: SchemaCache,
+  limits: DocumentLimits,
   log: Logger,
   documentCacheSize = 2000,
 ) {
@@ -63,33 +71,50 @@ export function createGraphQLService(
       }));
       return { failure: { errors } };
     }
+    for (const definition of document.definitions) {
+      if (definition.kind !== "OperationDefinition") continue;
+      const breach = checkDocumentLimits(tenantSchema.schema, document, definition, limits);
+      if (breach) return { failure: requestError("LIMIT_EXCEEDED", breach) };
+    }
     return documents.set(tenantId, tenantSchema.version, query, document);
   }
 
   return {
     schemaOf,
 
-    async execute(principal: Principal, request: GraphQLRequest): Promise<Record<string, unknown>> {
+    /** Runs a request; `viaGet` requests may only read (a mutation answers 405). */
+    async execute(principal: Principal, request: GraphQLRequest, viaGet = false): Promise<GraphQLAnswer> {
+      const answer = (body: Record<string, unknown>, status = 200) => ({ status, body });
       const tenantSchema = await schemaOf(principal.tenantId);
       const prepared = prepare(principal.tenantId, tenantSchema, request.query);
-      if ("failure" in prepared) return prepared.failure;
+      if ("failure" in prepared) return answer(prepared.failure);
       const operation = request.operationName
         ? prepared.operations.get(request.operationName)
         : prepared.operations.size === 1
           ? prepared.operations.values().next().value
           : undefined;
       if (!operation) {
-        return requestError(
-          "GRAPHQL_VALIDATION_FAILED",
-          request.operationName
-            ? `no operation named '${request.operationName}' in the document`
-            : "the document has several operations: name one in operationName",
+        return answer(
+          requestError(
+            "GRAPHQL_VALIDATION_FAILED",
+            request.operationName
+              ? `no operation named '${request.operationName}' in the document`
+              : "the document has several operations: name one in operationName",
+          ),
         );
       }
       if (operation.operation === "subscription") {
-        return requestError(
-          "GRAPHQL_VALIDATION_FAILED",
-          "subscriptions are delivered by webhooks: register this one with POST /webhooks",
+        return answer(
+          requestError(
+            "GRAPHQL_VALIDATION_FAILED",
+            "subscriptions are delivered by webhooks: register this one with POST /webhooks",
+          ),
+        );
+      }
+      if (viaGet && operation.operation === "mutation") {
+        return answer(
+          requestError("GRAPHQL_VALIDATION_FAILED", "mutations are only accepted with POST"),
+          405,
         );
       }
       const result = (await execute({
@@ -103,7 +128,7 @@ export function createGraphQLService(
       if (result.errors) body.errors = result.errors.map((error) => formatGraphQLError(error, log));
       // A mutation is all or nothing: when it failed, nothing it reported holds.
       body.data = operation.operation === "mutation" && result.errors ? null : (result.data ?? null);
-      return body;
+      return answer(body);
     },
   };
 }
