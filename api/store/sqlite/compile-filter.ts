@@ -19,6 +19,7 @@ import type {
 import { resolveNow } from "../../graphql/filter/resolve-now.ts";
 import { type ColumnValue, quoteIdent } from "./record-codec.ts";
 
+/** Where the filtered records live and what `NOW()` means. */
 export interface SqlFilterOptions {
   /** The table holding `object`'s records. */
   tableOf(object: ObjectDef): string;
@@ -28,6 +29,7 @@ export interface SqlFilterOptions {
   now: number;
 }
 
+/** A compiled filter: `SELECT ... FROM <table> AS <alias> <joins> WHERE <where>` with `params` bound. */
 export interface SqlFilter {
   /** A boolean SQL expression for the caller's WHERE. */
   where: string;

@@ -1,0 +1,160 @@
+/** The SQLite filter compiler: WHERE text, bound params and joins for checked filters. */
+import { Database } from "bun:sqlite";
+import { describe, expect, test } from "bun:test";
+import type { ObjectDef } from "../../../api/catalogue/catalogue.ts";
+import { makeField, standardObject } from "../../../api/catalogue/field-factory.ts";
+import { prepareFilter } from "../../../api/graphql/filter/check-filter.ts";
+import { compileFilter, type SqlFilter } from "../../../api/store/sqlite/compile-filter.ts";
+import {
+  createTableSql,
+  encodeValue,
+  type FieldValue,
+  quoteIdent,
+} from "../../../api/store/sqlite/record-codec.ts";
+import { TEST_CATALOGUE, testObject } from "../../graphql/filter/support/test-catalogue.ts";
+
+const NOW = Date.UTC(2024, 4, 1, 10);
+const compile = (filter: string, object = "Things"): SqlFilter =>
+  compileFilter(prepareFilter(filter, testObject(object), TEST_CATALOGUE), {
+    tableOf: (target) => `tenant1_${target.mapping}`,
+    alias: "r",
+    now: NOW,
+  });
+
+const OWNER_JOIN = 'LEFT JOIN "tenant1_owners" AS "r_1" ON "r_1"."uid" = "r"."owner"';
+const ESCAPE = "ESCAPE '\\'";
+
+const CASES: [filter: string, where: string, params: (string | number | null)[], joins?: string[]][] = [
+  ["Name == 'x'", '"r"."name" = ?', ["x"]],
+  ["Name != 'x'", '"r"."name" <> ?', ["x"]],
+  ["Count < 5 AND Count >= -1", '("r"."count" < ? AND "r"."count" >= ?)', [5, -1]],
+  ["Count > 1 OR NOT Count <= 0", '("r"."count" > ? OR (NOT "r"."count" <= ?))', [1, 0]],
+  ["Flag == true", '"r"."flag" = ?', [1]],
+  ["Flag != false", '"r"."flag" <> ?', [0]],
+  ["Price >= 12.50", 'CAST("r"."price" AS REAL) >= ?', [12.5]],
+  ["Minutes == 2 hours", '"r"."minutes" = ?', [120]],
+  ["At > 2024-05-01T12:00:00+02:00", '"r"."at" > ?', [NOW]],
+  ["At < NOW() - 1 h", '"r"."at" < ?', [NOW - 3_600_000]],
+  ["Day == NOW() + 1 d", '"r"."day" = ?', ["2024-05-02"]],
+  ["Clock > NOW()", '"r"."clock" > ?', ["10:00:00.000"]],
+  ["Clock <= 9:30", '"r"."clock" <= ?', ["09:30:00.000"]],
+  ["Name == null", '"r"."name" IS NULL', []],
+  ["Name != null", '(NOT "r"."name" IS NULL)', []],
+  ["Count > null", "NULL", []],
+  ["Name LIKE 'a\\%b%'", `"r"."name" LIKE ? ${ESCAPE}`, ["a\\%b%"]],
+  ["Name LIKE 'a\\b'", `"r"."name" LIKE ? ${ESCAPE}`, ["ab"]],
+  ["Name NOTLIKE '_'", `(NOT "r"."name" LIKE ? ${ESCAPE})`, ["_"]],
+  ["Count IN [1, 2]", '"r"."count" IN (?, ?)', [1, 2]],
+  ["Kind NOTIN ['Alpha', null]", '(NOT ("r"."kind" IN (?) OR "r"."kind" IS NULL))', ["Alpha"]],
+  ["Price IN [1.50]", 'CAST("r"."price" AS REAL) IN (?)', [1.5]],
+  ["Count == Minutes", '"r"."count" IS "r"."minutes"', []],
+  ["Count != Minutes", '"r"."count" IS NOT "r"."minutes"', []],
+  ["Count < Price", '"r"."count" < CAST("r"."price" AS REAL)', []],
+  [
+    "Tags INCLUDES ['red', 'Green']",
+    '(CASE WHEN "r"."tags" IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM json_each("r"."tags") AS "r_1" WHERE "r_1"."value" IN (?, ?)) END)',
+    ["red", "Green"],
+  ],
+  ["OwnerId == 'o1'", '"r"."owner" = ?', ["o1"]],
+  ["Owner.Name == 'x'", '"r_1"."name" = ?', ["x"], [OWNER_JOIN]],
+  [
+    "Owner.Name == 'x' AND Owner.Score > 1 AND Owner.Parent.Name == 'y' AND Backup.Name == 'z'",
+    '("r_1"."name" = ? AND "r_1"."score" > ? AND "r_2"."name" = ? AND "r_3"."name" = ?)',
+    ["x", 1, "y", "z"],
+    [
+      OWNER_JOIN,
+      'LEFT JOIN "tenant1_owners" AS "r_2" ON "r_2"."uid" = "r_1"."parent"',
+      'LEFT JOIN "tenant1_owners" AS "r_3" ON "r_3"."uid" = "r"."backup"',
+    ],
+  ],
+  [
+    "OwnerId IN (SELECT UID FROM Owners WHERE Parent.Score > 3 AND Parent.Name != 'p')",
+    '"r"."owner" IN (SELECT "r_1"."uid" FROM "tenant1_owners" AS "r_1" LEFT JOIN "tenant1_owners" AS "r_2" ON "r_2"."uid" = "r_1"."parent" WHERE "r_1"."uid" IS NOT NULL AND ("r_2"."score" > ? AND "r_2"."name" <> ?))',
+    [3, "p"],
+  ],
+  [
+    "Count NOTIN (SELECT Rank FROM Owners)",
+    '(NOT "r"."count" IN (SELECT CAST("r_1"."rank" AS REAL) FROM "tenant1_owners" AS "r_1" WHERE CAST("r_1"."rank" AS REAL) IS NOT NULL))',
+    [],
+  ],
+];
+
+describe("compileFilter", () => {
+  test.each(CASES)("%s", (filter, where, params, joins = []) => {
+    expect(compile(filter)).toEqual({ where, params, joins });
+  });
+
+  test("values are only ever bound, never spliced", () => {
+    const hostile = `x'); DROP TABLE things; --`;
+    const sql = compile(`Name == "${hostile}" OR Name LIKE "${hostile}" OR Name IN ["${hostile}"]`);
+    expect(sql.where).not.toContain("DROP");
+    expect(sql.params).toEqual([hostile, hostile, hostile]);
+  });
+
+  test("identifiers are quoted", () => {
+    const object = standardObject("Odd", "Odd", { Weird: { type: "string", mapping: 'we"ird' } });
+    const catalogue = { tenantId: "t", version: 1, objects: [object] };
+    const sql = compileFilter(prepareFilter("Weird == 'a'", object, catalogue), {
+      tableOf: () => "odd",
+      alias: 'a"b',
+      now: 0,
+    });
+    expect(sql.where).toBe('"a""b"."we""ird" = ?');
+  });
+
+  test("custom fields compile with their mapping", () => {
+    const object = standardObject("Things2", "Thing", {});
+    object.fields.push(makeField("Things2", "Custom", { type: "int", mapping: "__custom", custom: true }));
+    const catalogue = { tenantId: "t", version: 1, objects: [object] };
+    const sql = compileFilter(prepareFilter("Custom >= 3", object, catalogue), {
+      tableOf: (target) => target.mapping,
+      alias: "x",
+      now: 0,
+    });
+    expect(sql).toEqual({ where: '"x"."__custom" >= ?', params: [3], joins: [] });
+  });
+
+  test("extended filters are not compiled", () => {
+    const filter = prepareFilter("Current.Count == 1", testObject("Things"), TEST_CATALOGUE, {
+      mode: "extended",
+    });
+    expect(() =>
+      compileFilter(filter, { tableOf: (object) => object.mapping, alias: "r", now: 0 }),
+    ).toThrow();
+  });
+});
+
+describe("the SQL runs in SQLite", () => {
+  const db = new Database(":memory:");
+  const insert = (object: ObjectDef, values: Record<string, FieldValue>) => {
+    const row = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
+    const table = quoteIdent(`tenant1_${object.mapping}`);
+    db.prepare(`INSERT INTO ${table} VALUES (${row.map(() => "?").join(",")})`).run(...row);
+  };
+  const things = testObject("Things");
+  const owners = testObject("Owners");
+  for (const object of [things, owners]) db.run(createTableSql(`tenant1_${object.mapping}`, object));
+  insert(owners, { UID: "o1", Name: "Olga", Score: 5 });
+  insert(things, { UID: "t1", Name: "100% Abc", Owner: "o1", Tags: ["red"], Price: "9.5" });
+  insert(things, { UID: "t2", Name: "100 abc", Owner: "gone", Tags: [], Price: "10" });
+
+  const run = (filter: string) => {
+    const sql = compile(filter);
+    const text = `SELECT "r"."uid" AS uid FROM "tenant1_things" AS "r" ${sql.joins.join(" ")} WHERE ${sql.where} ORDER BY 1`;
+    return db
+      .query<{ uid: string }, (string | number | null)[]>(text)
+      .all(...sql.params)
+      .map((row) => row.uid);
+  };
+
+  const RUNS: [string, string[]][] = [
+    ["Name LIKE '100\\% a%'", ["t1"]],
+    ["Name LIKE '100_a%'", ["t2"]],
+    ["Owner.Score == 5", ["t1"]],
+    ["Owner.Name == null", ["t2"]],
+    ["Tags EXCLUDES 'red'", ["t2"]],
+    ["Price < 10", ["t1"]],
+    ["OwnerId IN (SELECT UID FROM Owners WHERE Name LIKE 'o%')", ["t1"]],
+  ];
+  test.each(RUNS)("%s", (filter, uids) => expect(run(filter)).toEqual(uids));
+});
