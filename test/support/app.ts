@@ -11,7 +11,8 @@ import { provisionTenant } from "../../api/auth/provision-tenant.ts";
 import { insertUserRecord } from "../../api/auth/user-record.ts";
 import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
 import { openCoreServices } from "../../api/services.ts";
-import type { Role, Tenant, User } from "../../api/store/store.ts";
+import type { Role, Store, Tenant, User } from "../../api/store/store.ts";
+
 import { createLogger } from "../../common/log.ts";
 import { connectRedis } from "../../common/redis.ts";
 import { openTestRedis } from "./redis.ts";
@@ -41,7 +42,11 @@ export interface ProvisionedTenant {
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
-export async function createTestApp(env: Record<string, string> = {}) {
+/** `wrapStore` lets a test instrument the real store (counting its queries, say) before the app uses it. */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  wrapStore: (store: Store) => Store = (store) => store,
+) {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-test-"));
   const testRedis = openTestRedis();
   const config: Readonly<ApiConfig> = loadApiConfig({
@@ -52,7 +57,8 @@ export async function createTestApp(env: Record<string, string> = {}) {
     LOG_LEVEL: "silent",
     ...env,
   });
-  const services = openCoreServices(config);
+  const opened = openCoreServices(config);
+  const services = { ...opened, store: wrapStore(opened.store) };
   const { store, auth, catalogues } = services;
   const log = createLogger(config.LOG_LEVEL);
   // A test may point REDIS_URL elsewhere (at nothing, say); the app then uses that connection.
