@@ -148,8 +148,8 @@ describe("list fields", () => {
       if (victim && round % 3 === 0) {
         const a = await gql(`{ jobsById(UID: "${victim}") { JobAllocations { UID } } }`);
         const allocations = (
-          (a.data?.jobsById as { JobAllocations: { UID: string }[] }).JobAllocations ?? []
-        ).map((x) => `deleteJobAllocations(UID: "${x.UID}")`);
+          a.data as { jobsById: { JobAllocations: { UID: string }[] } }
+        ).jobsById.JobAllocations.map((x) => `deleteJobAllocations(UID: "${x.UID}")`);
         const removed = await gql(
           `mutation { schema { ${allocations.map((op, i) => `d${i}: ${op}`).join(" ")} job: deleteJobs(UID: "${victim}") } }`,
         );
@@ -192,7 +192,11 @@ describe("relations", () => {
     expect(large.errors).toBeUndefined();
     expect(largeReads).toBe(smallReads);
     expect(largeReads).toBeLessThanOrEqual(7);
-    const nodes = conn(large.data).edges.map((e) => e.node as Record<string, any>);
+    type Deep = {
+      JobAllocations: { Resource: unknown }[];
+      Region: { Name: string; Resources: unknown[] };
+    };
+    const nodes = conn(large.data).edges.map((e) => e.node as unknown as Deep);
     expect(nodes[0]?.JobAllocations[0].Resource).toEqual({ Name: "Van 1", PrimaryRegion: { Name: "North" } });
     expect(nodes.find((n) => n.Region.Name === "North")?.Region.Resources).toEqual([{ Name: "Van 1" }]);
     expect(nodes.find((n) => n.Region.Name === "South")?.Region.Resources).toEqual([]);
@@ -203,7 +207,9 @@ describe("relations", () => {
       `{ regionsById(UID: "${regions[0]}") { Jobs(filter: "Duration < 20", orderBy: "Duration DESC", limit: 3) { Duration } } }`,
     );
     expect(
-      (result.data?.regionsById as { Jobs: { Duration: number }[] }).Jobs.map((j) => j.Duration),
+      (result.data as { regionsById: { Jobs: { Duration: number }[] } }).regionsById.Jobs.map(
+        (j) => j.Duration,
+      ),
     ).toEqual([19, 17, 16]);
   });
 });
