@@ -23,7 +23,7 @@ import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
 import { NOW, OWNER_UIDS, THING_UIDS } from "./support/value-pools.ts";
 
 const SEED = Number(process.env.FILTER_SEED ?? 20240501);
-const FILTERS = Number(process.env.FILTER_COUNT ?? 3000);
+const FILTERS = Number(process.env.FILTER_COUNT ?? 10000);
 const random = createRandom(SEED);
 const db = new Database(":memory:");
 afterAll(() => db.close());
