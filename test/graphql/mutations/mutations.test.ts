@@ -58,7 +58,13 @@ describe("the seed's §4.3 example", () => {
       CreatedBy: acme.admin.id,
     });
 
+    const queried = await gql(`{ contacts { edges { node { UID LastName CustomExternalObj { ExternalId } } } } }`);
+    expect(queried.data).toEqual({
+      contacts: { edges: [{ node: { UID: contactId1, LastName: "Lovelace", CustomExternalObj: { ExternalId: "ext-1" } } }] },
+    });
+
     const [before] = await storedRecords(t, acme.tenant.id, "CustomExternalObject", [id1 as string]);
+
     await Bun.sleep(5);
     const again = await gql(SEED.replace(/contactId1: .*\n/, ""));
     expect(again.errors).toBeUndefined();
