@@ -2,6 +2,7 @@
  * The delivery job: what the API's change feed enqueues and the dispatcher
  * consumes. Validated on both sides of the queue with the same schema.
  */
+import { createHash } from "node:crypto";
 import { z } from "zod";
 
 export const DeliveryJobSchema = z.object({
@@ -10,9 +11,9 @@ export const DeliveryJobSchema = z.object({
   webhookId: z.string().min(1),
   /** The committed mutation the elements come from. */
   mutationId: z.string().min(1),
-  /** Stable across retries of this delivery; sent as `service-request-id`. */
-  requestId: z.string().min(1),
-  /** The JSON array POSTed to the receiver, one element per matching change. */
+  /** The delivery's id in the delivery log; sent as `service-request-id` and `webhook-id`, identical on every retry. */
+  deliveryId: z.string().min(1),
+  /** The JSON array POSTed to the receiver, one element per matching change, in mutation order. */
   body: z.array(z.unknown()).min(1),
   /** Commit time of the mutation, ms since the epoch (for latency figures). */
   committedAt: z.number().int().nonnegative(),
@@ -23,4 +24,10 @@ export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;
 /** Queue job id: one job per webhook per mutation, so a re-enqueue is a no-op. */
 export function deliveryJobId(webhookId: string, mutationId: string): string {
   return `${webhookId}.${mutationId}`;
+}
+
+/** The delivery id of a webhook × mutation: derived, so a re-enqueue after a crash names the same delivery. */
+export function deliveryIdOf(webhookId: string, mutationId: string): string {
+  const hex = createHash("sha256").update(`${webhookId}/${mutationId}`).digest("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-9${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -11,7 +11,15 @@ export interface SecretBox {
   open(sealed: string, context: string): string;
 }
 
-/** `keyMaterial`: any string of ≥ 32 characters; it is hashed to the 256-bit key. */
+/** The context a config variable's secret value is sealed for (tenant and key). */
+export const configSecretContext = (tenantId: string, key: string) => `config:${tenantId}:${key}`;
+
+/** The context a webhook's signing secret is sealed for (tenant and webhook). */
+export const webhookSecretContext = (tenantId: string, webhookId: string) =>
+  `webhook:${tenantId}:${webhookId}`;
+
+/** `keyMaterial`: any string
+ of ≥ 32 characters; it is hashed to the 256-bit key. */
 export function createSecretBox(keyMaterial: string): SecretBox {
   const key = createHash("sha256").update(keyMaterial).digest();
   return {

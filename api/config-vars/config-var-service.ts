@@ -4,12 +4,9 @@
  * are never answered back.
  */
 import { NotFoundError } from "../../common/errors.ts";
-import type { SecretBox } from "../../common/secret-box.ts";
+import { configSecretContext, type SecretBox } from "../../common/secret-box.ts";
 import type { ConfigVariable, Store } from "../store/store.ts";
 import type { ConfigVariableInput } from "./config-var-input.ts";
-
-/** The context a secret is sealed for: moving a ciphertext to another tenant or key breaks it. */
-export const secretContext = (tenantId: string, key: string) => `config:${tenantId}:${key}`;
 
 export const configVariableView = (variable: ConfigVariable) => ({
   key: variable.key,
@@ -34,7 +31,7 @@ export function createConfigVarService(store: Store, box: SecretBox, now: () => 
           configType: input.configType,
           value:
             input.configType === "secret"
-              ? box.seal(input.value, secretContext(tenantId, input.key))
+              ? box.seal(input.value, configSecretContext(tenantId, input.key))
               : input.value,
           description: input.description ?? null,
           createdAt: existing?.createdAt ?? now(),

@@ -11,7 +11,7 @@ const job = (n: number): DeliveryJob => ({
   tenantId: "t1",
   webhookId: "w1",
   mutationId: `m${n}`,
-  requestId: `r${n}`,
+  deliveryId: `d${n}`,
   body: [{ data: { schemaJobs: { operation: "INSERT" } } }],
   committedAt: Date.now(),
 });
@@ -46,7 +46,7 @@ describe("dispatcher worker", () => {
     await start(async (j) => void delivered.push(j));
     for (const n of [1, 2, 3]) await queue.add("deliver", job(n), { jobId: deliveryJobId("w1", `m${n}`) });
     await queue.add("deliver", job(1), { jobId: deliveryJobId("w1", "m1") });
-    await eventually(() => expect(delivered.map((d) => d.requestId).sort()).toEqual(["r1", "r2", "r3"]));
+    await eventually(() => expect(delivered.map((d) => d.deliveryId).sort()).toEqual(["d1", "d2", "d3"]));
     await Bun.sleep(50);
     expect(delivered.length).toBe(3);
   });
@@ -64,13 +64,13 @@ describe("dispatcher worker", () => {
     const finished: string[] = [];
     await start(async (j) => {
       await Bun.sleep(200);
-      finished.push(j.requestId);
+      finished.push(j.deliveryId);
     });
     await queue.add("deliver", job(1));
     await eventually(async () => expect(await queue.getActiveCount()).toBe(1));
     await dispatcher?.stop(5000);
     dispatcher = undefined;
-    expect(finished).toEqual(["r1"]);
+    expect(finished).toEqual(["d1"]);
     await queue.add("deliver", job(2));
     await Bun.sleep(100);
     expect(await queue.getWaitingCount()).toBe(1);
