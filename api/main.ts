@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const config = loadApiConfig(process.env);
   const log = createLogger(config.LOG_LEVEL, { process: "api" });
   const services = openCoreServices(config);
-  const { store, auth, catalogues } = services;
+  const { store, catalogues } = services;
   const redis = connectRedis(config.REDIS_URL, (error) =>
     log.warn("redis connection error", describeError(error)),
   );

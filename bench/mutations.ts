@@ -39,7 +39,8 @@ const changeCount = () => {
 };
 // Documents stay the same from request to request (as a client's do); values travel in variables.
 const insert = JSON.stringify({
-  query: "mutation Insert($name: String!) { schema { insertRegions(input: {Name: $name, Timezone: \"UTC\"}) } }",
+  query:
+    'mutation Insert($name: String!) { schema { insertRegions(input: {Name: $name, Timezone: "UTC"}) } }',
   variables: { name: "R-%n" },
 });
 const ops = Array.from({ length: 100 }, (_, i) => i);
@@ -54,10 +55,24 @@ if (probe.body.errors) throw new Error(`the upsert mutation fails: ${JSON.string
 
 const url = `${api.base}/graphql/graphql`;
 let before = changeCount();
-const inserts = await runWrk({ url, seconds: SECONDS, connections: CONNECTIONS, body: insert, token: api.token, core: 1 });
+const inserts = await runWrk({
+  url,
+  seconds: SECONDS,
+  connections: CONNECTIONS,
+  body: insert,
+  token: api.token,
+  core: 1,
+});
 const insertRecords = (changeCount() - before) / SECONDS;
 before = changeCount();
-const upsertRun = await runWrk({ url, seconds: SECONDS, connections: CONNECTIONS, body: upserts, token: api.token, core: 1 });
+const upsertRun = await runWrk({
+  url,
+  seconds: SECONDS,
+  connections: CONNECTIONS,
+  body: upserts,
+  token: api.token,
+  core: 1,
+});
 const upsertRecords = (changeCount() - before) / SECONDS;
 const memory = residentMiB(api.pid);
 await api.stop();

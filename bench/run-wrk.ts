@@ -12,13 +12,26 @@ export interface WrkResult {
 
 export function ensureWrk(): void {
   if (Bun.which("wrk")) return;
-  const install = Bun.spawnSync(["sh", "-c", "apt-get update -qq && apt-get install -y -qq wrk"], { stdout: "ignore", stderr: "inherit" });
+  const install = Bun.spawnSync(["sh", "-c", "apt-get update -qq && apt-get install -y -qq wrk"], {
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   if (install.exitCode !== 0) throw new Error("wrk is missing: apt-get install wrk");
 }
 
 /** Loads `url` for `seconds` with `connections`; `body` (with %n counters) makes it a POST. */
-export async function runWrk(options: { url: string; seconds: number; connections: number; body?: string; token?: string; core?: number }): Promise<WrkResult> {
-  const env: Record<string, string> = { ...process.env, TOKEN: options.token ?? "" } as Record<string, string>;
+export async function runWrk(options: {
+  url: string;
+  seconds: number;
+  connections: number;
+  body?: string;
+  token?: string;
+  core?: number;
+}): Promise<WrkResult> {
+  const env: Record<string, string> = { ...process.env, TOKEN: options.token ?? "" } as Record<
+    string,
+    string
+  >;
   const args = ["wrk", "-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
   if (options.body !== undefined) {
     const file = join(tmpdir(), `wrk-body-${process.pid}-${Math.random().toString(36).slice(2)}.json`);

@@ -19,7 +19,10 @@ const TYPES = ["string", "int", "decimal", "boolean", "datetime"];
 const api = await startBenchApi();
 const tenantId = ((await api.call("GET", "/auth/whoami")).body.result as { tenantId: string }).tenantId;
 for (let o = 0; o < OBJECTS; o++) {
-  const fields = Array.from({ length: FIELDS }, (_, f) => ({ name: `F${f}`, column: { type: TYPES[f % TYPES.length] } }));
+  const fields = Array.from({ length: FIELDS }, (_, f) => ({
+    name: `F${f}`,
+    column: { type: TYPES[f % TYPES.length] },
+  }));
   const { status } = await api.call("POST", "/custom/standalone/schemas", { name: `Bench${o}`, fields });
   if (status !== 200) throw new Error(`creating Bench${o} answered ${status}`);
 }
@@ -42,10 +45,16 @@ const baseline: number[] = [];
 let missed = 0;
 for (let i = 0; i < ROUNDS; i++) {
   const object = `Bench${i % OBJECTS}`;
-  const added = await api.call("POST", "/custom/standalone/fields", { schemaName: object, name: `Added${i}`, column: { type: "string" } });
+  const added = await api.call("POST", "/custom/standalone/fields", {
+    schemaName: object,
+    name: `Added${i}`,
+    column: { type: "string" },
+  });
   if (added.status !== 200) throw new Error(`adding a field answered ${added.status}`);
   let start = performance.now();
-  const seen = await api.call("POST", "/graphql/graphql", { query: `{ __type(name: "${object}") { fields { name } } }` });
+  const seen = await api.call("POST", "/graphql/graphql", {
+    query: `{ __type(name: "${object}") { fields { name } } }`,
+  });
   visible.push(performance.now() - start);
   if (!JSON.stringify(seen.body).includes(`"Added${i}"`)) missed++;
   start = performance.now();
@@ -55,7 +64,12 @@ for (let i = 0; i < ROUNDS; i++) {
 await api.stop();
 
 const rows = [
-  ["cold schema build (150 objects × 15 fields)", build, fromSdl, "graphql-js buildSchema(SDL) of the same schema"],
+  [
+    "cold schema build (150 objects × 15 fields)",
+    build,
+    fromSdl,
+    "graphql-js buildSchema(SDL) of the same schema",
+  ],
   ["first GraphQL request after adding a field", visible, baseline, "GET /auth/whoami"],
 ] as const;
 const lines = [

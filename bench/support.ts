@@ -13,10 +13,18 @@ import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 export async function startBenchApi() {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
   const redisServer = await startPrivateRedis(join(dataDir, "redis"));
-  const config = loadApiConfig({ DATA_DIR: dataDir, REDIS_URL: redisServer.url, LOG_LEVEL: "error", PORT: "0" });
+  const config = loadApiConfig({
+    DATA_DIR: dataDir,
+    REDIS_URL: redisServer.url,
+    LOG_LEVEL: "error",
+    PORT: "0",
+  });
   const services = openCoreServices(config);
   const redis = connectRedis(config.REDIS_URL, () => undefined);
-  const app = createApp({ config, redis, log: createLogger("error"), ...services }).listen({ port: 0, hostname: "127.0.0.1" });
+  const app = createApp({ config, redis, log: createLogger("error"), ...services }).listen({
+    port: 0,
+    hostname: "127.0.0.1",
+  });
   const base = `http://127.0.0.1:${app.server?.port}`;
   const { token } = await provisionTenant(services, { tenantName: "bench" });
   const call = async (method: string, path: string, body?: unknown) => {
@@ -44,7 +52,9 @@ export async function startBenchApi() {
 /** The p-th percentile (0–100) of `samples`, nearest rank. */
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
+  return (
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
+  );
 }
 
 export function machine(): string {
@@ -61,8 +71,18 @@ export async function startApiProcess(core = 0) {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
   const redisServer = await startPrivateRedis(join(dataDir, "redis"));
   const port = freePort();
-  const env = { ...process.env, DATA_DIR: dataDir, REDIS_URL: redisServer.url, PORT: String(port), LOG_LEVEL: "error" };
-  const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "api/main.ts"], { env, stdout: "pipe", stderr: "inherit" });
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    REDIS_URL: redisServer.url,
+    PORT: String(port),
+    LOG_LEVEL: "error",
+  };
+  const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "api/main.ts"], {
+    env,
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = proc.stdout.getReader();
   let output = "";
   while (!output.includes("API listening")) {
@@ -98,9 +118,18 @@ export async function startApiProcess(core = 0) {
 /** Starts the bare Bun.serve baseline pinned to `core`. */
 export async function startBareServer(core = 0) {
   const port = freePort();
-  const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "bench/bare-server.ts", String(port)], { stdout: "pipe" });
+  const proc = Bun.spawn(
+    ["taskset", "-c", String(core), process.execPath, "bench/bare-server.ts", String(port)],
+    { stdout: "pipe" },
+  );
   await proc.stdout.getReader().read();
-  return { url: `http://127.0.0.1:${port}/`, stop: async () => { proc.kill(); await proc.exited; } };
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    stop: async () => {
+      proc.kill();
+      await proc.exited;
+    },
+  };
 }
 
 /** Resident memory of a process, in MiB (Linux /proc). */

@@ -8,7 +8,6 @@ import {
   type ExecutionResult,
   execute,
   type GraphQLError,
-  getOperationAST,
   parse,
   validate,
 } from "graphql";

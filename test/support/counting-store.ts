@@ -16,5 +16,8 @@ export function countingStore(store: Store): { store: Store; reads: () => number
       return original(...args);
     };
   }
-  return { store: counted, reads: () => reads, reset: () => void (reads = 0) };
+  const reset = () => {
+    reads = 0;
+  };
+  return { store: counted, reads: () => reads, reset };
 }

@@ -20,13 +20,12 @@ const BASE = "r";
 
 /** FROM clause pieces for a filter and an order over `object`. */
 function plan(
-  object: ObjectDef,
   tableOf: (object: ObjectDef) => string,
   filter: CheckedFilter | null,
   order: readonly OrderTerm[],
   now: number,
 ) {
-  const compiled = filter ? compileFilter(filter, { tableOf: (o) => tableOf(o), alias: BASE, now }) : null;
+  const compiled = filter ? compileFilter(filter, { tableOf, alias: BASE, now }) : null;
   const joins = [...(compiled?.joins ?? [])];
   const joined = new Map<string, string>();
   const keys = order.map((term) => {
@@ -81,7 +80,7 @@ export function createQuerySession(
 ): QueryMethods {
   return {
     async listRecords(tenantId, object, query) {
-      const p = plan(object, (o) => tableOf(tenantId, o), query.filter, query.order, query.now);
+      const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const keyset = query.after
         ? keysetCondition(p.keys, query.order, query.after)
         : { sql: "1", params: [] };
@@ -100,14 +99,14 @@ export function createQuerySession(
     },
 
     async countRecords(tenantId, object, filter, now) {
-      const p = plan(object, (o) => tableOf(tenantId, o), filter, [], now);
+      const p = plan((o) => tableOf(tenantId, o), filter, [], now);
       const sql = `SELECT count(*) AS n FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} WHERE ${p.where}`;
       return db.query<{ n: number }, ColumnValue[]>(sql).get(...p.params)?.n ?? 0;
     },
 
     async listRelated(tenantId, object, reference: FieldDef, parentUids, query) {
       if (parentUids.length === 0) return [];
-      const p = plan(object, (o) => tableOf(tenantId, o), query.filter, query.order, query.now);
+      const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const fk = `${BASE}.${quoteIdent(reference.mapping)}`;
       const marks = parentUids.map(() => "?").join(", ");
       const sql = `SELECT * FROM (

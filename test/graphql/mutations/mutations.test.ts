@@ -32,7 +32,7 @@ beforeAll(async () => {
     `mutation { schema { insertRegions(input: {Name: "North", Timezone: "Europe/London"}) } }`,
   );
   if (!region.data) throw new Error(JSON.stringify(region));
-  regionId = (region.data?.schema as { insertRegions: string }).insertRegions;
+  regionId = (region.data.schema as { insertRegions: string }).insertRegions;
 });
 afterAll(() => t.close());
 
@@ -48,7 +48,7 @@ describe("the seed's §4.3 example", () => {
   test("upserts with idAlias and a contact pointing at one of them, in one mutation", async () => {
     const first = await gql(SEED);
     expect(first.errors).toBeUndefined();
-    const { id1, id2, contactId1 } = first.data?.schema as Record<string, string>;
+    const { id1, id2, contactId1 } = (first.data as { schema: Record<string, string> }).schema;
     expect(new Set([id1, id2, contactId1]).size).toBe(3);
     const [contact] = await storedRecords(t, acme.tenant.id, "Contacts", [contactId1 as string]);
     expect(contact).toMatchObject({
@@ -58,9 +58,15 @@ describe("the seed's §4.3 example", () => {
       CreatedBy: acme.admin.id,
     });
 
-    const queried = await gql(`{ contacts { edges { node { UID LastName CustomExternalObj { ExternalId } } } } }`);
+    const queried = await gql(
+      `{ contacts { edges { node { UID LastName CustomExternalObj { ExternalId } } } } }`,
+    );
     expect(queried.data).toEqual({
-      contacts: { edges: [{ node: { UID: contactId1, LastName: "Lovelace", CustomExternalObj: { ExternalId: "ext-1" } } }] },
+      contacts: {
+        edges: [
+          { node: { UID: contactId1, LastName: "Lovelace", CustomExternalObj: { ExternalId: "ext-1" } } },
+        ],
+      },
     });
 
     const [before] = await storedRecords(t, acme.tenant.id, "CustomExternalObject", [id1 as string]);
@@ -102,7 +108,7 @@ describe("atomicity and the change log", () => {
     const resource = await gql(
       `mutation { schema { insertResources(input: {Name: "Van", PrimaryRegionId: "${regionId}"}) } }`,
     );
-    const resourceId = (resource.data?.schema as Record<string, string>).insertResources;
+    const resourceId = (resource.data as { schema: Record<string, string> }).schema.insertResources;
     const ok = await gql(`mutation { schema {
       job: insertJobs(input: {Duration: 60, RegionId: "${regionId}", Description: "Fix"}, idAlias: "j")
       alloc: insertJobAllocations(input: {JobId: "j", ResourceId: "${resourceId}"})
@@ -110,7 +116,7 @@ describe("atomicity and the change log", () => {
       changed: updateJobs(input: {UID: "j", Description: "Fix the boiler"})
     } }`);
     expect(ok.errors).toBeUndefined();
-    const jobId = (ok.data?.schema as Record<string, string>).job;
+    const jobId = (ok.data as { schema: Record<string, string> }).schema.job;
     const entries = (await changeLog(t, acme.tenant.id)).slice(logBefore + 1);
     expect(entries.map((e) => `${e.objectName}:${e.operation}:${e.sequence}`)).toEqual([
       "Jobs:INSERT:0",

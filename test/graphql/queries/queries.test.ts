@@ -197,7 +197,10 @@ describe("relations", () => {
       Region: { Name: string; Resources: unknown[] };
     };
     const nodes = conn(large.data).edges.map((e) => e.node as unknown as Deep);
-    expect(nodes[0]?.JobAllocations[0]?.Resource).toEqual({ Name: "Van 1", PrimaryRegion: { Name: "North" } });
+    expect(nodes[0]?.JobAllocations[0]?.Resource).toEqual({
+      Name: "Van 1",
+      PrimaryRegion: { Name: "North" },
+    });
     expect(nodes.find((n) => n.Region.Name === "North")?.Region.Resources).toEqual([{ Name: "Van 1" }]);
     expect(nodes.find((n) => n.Region.Name === "South")?.Region.Resources).toEqual([]);
   });
