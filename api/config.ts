@@ -33,7 +33,20 @@ export const ApiConfigSchema = z.object({
   GRAPHQL_MAX_COST: positiveInt(100_000),
   /** Most aliased fields in a document (so at most this many aliased mutation operations). Default 100. */
   GRAPHQL_MAX_ALIASES: positiveInt(100),
+  /** Accept plain `http://` webhook URLs (local development and tests only). Default false. */
+  WEBHOOKS_ALLOW_HTTP: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(["true", "false"])
+      .default("false")
+      .transform((v) => v === "true"),
+  ),
+  /** Change-feed batch size (entries read per round). Default 500. */
+  FEED_BATCH_SIZE: positiveInt(500),
+  /** How often the change feed looks for changes committed elsewhere, in ms. Default 250. */
+  FEED_POLL_MS: positiveInt(250),
   /** Largest accepted request body in bytes. Default 1 MiB. */
+
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
 });
 

@@ -7,10 +7,11 @@ import type { Server } from "bun";
 import { ConfigError } from "../common/errors.ts";
 import { createLogger, describeError } from "../common/log.ts";
 import { connectRedis } from "../common/redis.ts";
-import { createApp } from "./app.ts";
+
 import { provisionTenant } from "./auth/provision-tenant.ts";
 import { loadApiConfig } from "./config.ts";
 import { transportBodyCap } from "./http/error-plugin.ts";
+import { createApiRuntime } from "./runtime.ts";
 import { openCoreServices } from "./services.ts";
 
 async function main(): Promise<void> {
@@ -32,7 +33,8 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = createApp({ config, redis, log, ...services });
+  const { app, feed, stop } = createApiRuntime(config, services, redis, log);
+
   try {
     app.listen({
       port: config.PORT,
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
       : error;
   }
   console.log(`API listening on http://${config.HOST}:${app.server?.port}`);
+  feed.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
     log.info("shutting down", { signal });
     await drainRequests(app.server, config.SHUTDOWN_GRACE_MS);
     await app.stop(true);
+    await stop();
     await redis.quit().catch(() => undefined);
     await store.close();
     process.exit(0);

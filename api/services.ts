@@ -4,7 +4,8 @@
  */
 import { join } from "node:path";
 import { ConfigError } from "../common/errors.ts";
-import { createSecretBox } from "../common/secret-box.ts";
+import { createSecretBox, type SecretBox } from "../common/secret-box.ts";
+
 import { readOrCreateSecret } from "../common/secret-file.ts";
 import { type AuthService, createAuthService } from "./auth/auth-service.ts";
 import { createTokenSigner } from "./auth/token-signer.ts";
@@ -19,6 +20,8 @@ export interface CoreServices {
   auth: AuthService;
   catalogues: CatalogueService;
   configVars: ConfigVarService;
+  /** Seals and opens secrets at rest (config variables, webhook signing secrets). */
+  box: SecretBox;
 }
 
 type CoreConfig = Pick<
@@ -42,5 +45,5 @@ export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
   const catalogues = createCatalogueService({ store, cacheSize: config.TENANT_CACHE_SIZE });
   const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
   const configVars = createConfigVarService(store, box);
-  return { store, auth, catalogues, configVars };
+  return { store, auth, catalogues, configVars, box };
 }

@@ -2,9 +2,9 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../api/app.ts";
 import { provisionTenant } from "../api/auth/provision-tenant.ts";
 import { loadApiConfig } from "../api/config.ts";
+import { createApiRuntime } from "../api/runtime.ts";
 import { openCoreServices } from "../api/services.ts";
 import { createLogger } from "../common/log.ts";
 import { connectRedis } from "../common/redis.ts";
@@ -21,7 +21,7 @@ export async function startBenchApi() {
   });
   const services = openCoreServices(config);
   const redis = connectRedis(config.REDIS_URL, () => undefined);
-  const app = createApp({ config, redis, log: createLogger("error"), ...services }).listen({
+  const app = createApiRuntime(config, services, redis, createLogger("error")).app.listen({
     port: 0,
     hostname: "127.0.0.1",
   });

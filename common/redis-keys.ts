@@ -13,8 +13,8 @@ export function redisKeys(prefix: string) {
     bullPrefix: `${prefix}:bull`,
     /** Health probe key (written and read back by health checks). */
     health: `${prefix}:health`,
-    /** Pub/sub channel announcing revoked token ids to every API process. */
-    revokedTokensChannel: `${prefix}:auth:revoked`,
+    /** Lease held by the one change-feed reader of a store. */
+    feedLease: `${prefix}:feed:lease`,
   } as const;
 }
 

@@ -5,14 +5,20 @@ import { mutationsResolver, operationResultResolver } from "./mutations/mutation
 import { createQueryResolvers, type QueryLimits } from "./queries/query-resolvers.ts";
 import type { SchemaResolvers } from "./schema/build-schema.ts";
 
-export function tenantResolvers(store: Store, catalogue: Catalogue, limits: QueryLimits): SchemaResolvers {
+export function tenantResolvers(
+  store: Store,
+  catalogue: Catalogue,
+  limits: QueryLimits,
+  onCommitted: () => void,
+): SchemaResolvers {
   const queries = createQueryResolvers(store, catalogue, limits);
   return {
     list: queries.list,
     byId: queries.byId,
     lookup: queries.lookup,
     reverse: queries.reverse,
-    mutations: mutationsResolver(store, catalogue),
+    mutations: mutationsResolver(store, catalogue, onCommitted),
+
     operationResult: operationResultResolver,
   };
 }

@@ -94,6 +94,61 @@ export interface ConfigVariable {
   updatedAt: number;
 }
 
+/** A stored webhook; `secret` is sealed (encrypted), never the plaintext. */
+export interface WebhookRecord {
+  tenantId: string;
+  id: string;
+  name: string;
+  url: string;
+  type: "graphql";
+  query: string;
+  headers: Record<string, string>;
+  secret: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  /** Increases with every replacement; compiled subscriptions are cached by it. */
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export const DELIVERY_STATUSES = ["pending", "delivering", "succeeded", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface DeliveryRecord {
+  tenantId: string;
+  id: string;
+  webhookId: string;
+  mutationId: string;
+  status: DeliveryStatus;
+  /** The JSON array sent (as text). */
+  body: string;
+  attempts: number;
+  committedAt: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  /** Created at or after, ms. */
+  since?: number;
+  /** Created before, ms. */
+  until?: number;
+  /** Keyset: deliveries created before this (createdAt, id), newest first. */
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
+
 /** Reads, usable inside and outside a unit of work. */
 export interface StoreReader {
   findTenantById(tenantId: string): Promise<Tenant | null>;
@@ -120,6 +175,15 @@ export interface StoreReader {
   /** How many records of `source` point at `uid` through its reference `field`. */
   countReferencing(tenantId: string, source: ObjectDef, field: FieldDef, uid: string): Promise<number>;
   listConfigVariables(tenantId: string): Promise<ConfigVariable[]>;
+  listWebhooks(tenantId: string): Promise<WebhookRecord[]>;
+  findWebhook(tenantId: string, id: string): Promise<WebhookRecord | null>;
+  findWebhookByName(tenantId: string, name: string): Promise<WebhookRecord | null>;
+  /** A webhook's deliveries, newest first. */
+  listDeliveries(tenantId: string, webhookId: string, query: DeliveryQuery): Promise<DeliveryRecord[]>;
+  findDelivery(tenantId: string, id: string): Promise<DeliveryRecord | null>;
+  listAttempts(tenantId: string, deliveryIds: readonly string[]): Promise<Map<string, DeliveryAttempt[]>>;
+  /** The persisted position of the change-feed reader `name` (0 before its first batch). */
+  feedPosition(name: string): Promise<number>;
   findConfigVariable(tenantId: string, key: string): Promise<ConfigVariable | null>;
   listRecords(tenantId: string, object: ObjectDef, query: ListQuery): Promise<ListedRecord[]>;
   countRecords(
@@ -174,6 +238,15 @@ export interface StoreWriter extends StoreReader {
   putConfigVariable(variable: ConfigVariable): Promise<void>;
   /** False when the tenant has no such variable. */
   deleteConfigVariable(tenantId: string, key: string): Promise<boolean>;
+  insertWebhook(webhook: WebhookRecord): Promise<void>;
+  /** Replaces the definition (name, url, query, headers) and bumps the version. */
+  replaceWebhook(webhook: WebhookRecord): Promise<void>;
+  deleteWebhook(tenantId: string, id: string): Promise<boolean>;
+  /** Inserts deliveries; one that exists already (same webhook and mutation) is left as it is. */
+  insertDeliveries(deliveries: readonly DeliveryRecord[]): Promise<void>;
+  /** Sets a delivery back to `pending` for a manual retry. */
+  resetDelivery(tenantId: string, id: string, at: number): Promise<void>;
+  setFeedPosition(name: string, position: number, at: number): Promise<void>;
   /** Appends change-log entries, in the order given. */
   appendChanges(entries: readonly ChangeEntry[]): Promise<void>;
 }

@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../api/app.ts";
 import { provisionTenant } from "../../api/auth/provision-tenant.ts";
 import { insertUserRecord } from "../../api/auth/user-record.ts";
 import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
+import { createApiRuntime } from "../../api/runtime.ts";
 import { openCoreServices } from "../../api/services.ts";
 import type { Role, Store, Tenant, User } from "../../api/store/store.ts";
 
@@ -55,6 +55,7 @@ export async function createTestApp(
     REDIS_PREFIX: testRedis.prefix,
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: "silent",
+    WEBHOOKS_ALLOW_HTTP: "true",
     ...env,
   });
   const opened = openCoreServices(config);
@@ -63,7 +64,8 @@ export async function createTestApp(
   const log = createLogger(config.LOG_LEVEL);
   // A test may point REDIS_URL elsewhere (at nothing, say); the app then uses that connection.
   const redis = env.REDIS_URL ? connectRedis(config.REDIS_URL, () => undefined) : testRedis.redis;
-  const app = createApp({ config, redis, log, ...services });
+  const runtime = createApiRuntime(config, services, redis, log);
+  const { app, feed } = runtime;
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
@@ -113,11 +115,25 @@ export async function createTestApp(
   }
 
   async function close(): Promise<void> {
+    await runtime.stop();
     await store.close();
     if (redis !== testRedis.redis) redis.disconnect();
     await testRedis.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 
-  return { app, config, store, auth, catalogues, redis: testRedis, dataDir, call, provision, addUser, close };
+  return {
+    app,
+    feed,
+    config,
+    store,
+    auth,
+    catalogues,
+    redis: testRedis,
+    dataDir,
+    call,
+    provision,
+    addUser,
+    close,
+  };
 }

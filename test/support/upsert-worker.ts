@@ -3,8 +3,9 @@
  * sends GraphQL upserts through its own in-process app, as a second API would.
  * argv: <token> <keys (comma-separated)> <rounds>. Prints the number of successful mutations.
  */
-import { createApp } from "../../api/app.ts";
+
 import { loadApiConfig } from "../../api/config.ts";
+import { createApiRuntime } from "../../api/runtime.ts";
 import { openCoreServices } from "../../api/services.ts";
 import { createLogger } from "../../common/log.ts";
 import { connectRedis } from "../../common/redis.ts";
@@ -13,7 +14,7 @@ const [token = "", keyList = "", rounds = "1"] = process.argv.slice(2);
 const config = loadApiConfig(process.env);
 const services = openCoreServices(config);
 const redis = connectRedis(config.REDIS_URL, () => undefined);
-const app = createApp({ config, redis, log: createLogger("error"), ...services });
+const app = createApiRuntime(config, services, redis, createLogger("error")).app;
 const keys = keyList.split(",");
 let ok = 0;
 for (let round = 0; round < Number(rounds); round++) {

@@ -18,7 +18,7 @@ import { runMutation } from "./run-mutation.ts";
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext>;
 
 /** The resolver of `Mutation.schema` for one tenant's catalogue. */
-export function mutationsResolver(store: Store, catalogue: Catalogue): Resolver {
+export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitted: () => void): Resolver {
   const byField = new Map<string, { kind: OperationKind; object: ObjectDef }>();
   for (const object of catalogue.objects) {
     byField.set(names.insertField(object.name), { kind: "insert", object });
@@ -59,7 +59,9 @@ export function mutationsResolver(store: Store, catalogue: Catalogue): Resolver 
       now: Date.now(),
     };
     try {
-      return Object.fromEntries(await runMutation(store, catalogue, context_, operations));
+      const results = await runMutation(store, catalogue, context_, operations);
+      onCommitted();
+      return Object.fromEntries(results);
     } catch (error) {
       if (!(error instanceof OperationFailure)) throw error;
       return { [error.alias]: error.error instanceof Error ? error.error : new Error(String(error.error)) };

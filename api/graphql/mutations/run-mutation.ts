@@ -16,7 +16,7 @@ export async function runMutation(
   context: MutationContext,
   operations: readonly PlannedOperation[],
 ): Promise<Map<string, string | null>> {
-  return store.unitOfWork(async (tx) => {
+  return await store.unitOfWork(async (tx) => {
     const state: MutationState = { tx, catalogue, context, aliases: new Map(), changes: [] };
     const results = new Map<string, string | null>();
     for (const op of operations) {

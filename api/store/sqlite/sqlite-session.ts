@@ -11,6 +11,7 @@ import { createConfigSession } from "./config-session.ts";
 import { createQuerySession } from "./query-records.ts";
 import { createRecordSession } from "./record-session.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
+import { createWebhookSession } from "./webhook-session.ts";
 
 export function createSqliteSession(db: Database): StoreWriter {
   const q = {
@@ -57,6 +58,7 @@ export function createSqliteSession(db: Database): StoreWriter {
     ...createCatalogueSession(db, storageNo),
     ...createRecordSession(db, storageNo),
     ...createConfigSession(db),
+    ...createWebhookSession(db),
     ...createQuerySession(db, (tenantId, object) => tableName(storageNo(tenantId), object)),
     findTenantById: async (tenantId) => mapOrNull(q.tenantById.get(tenantId), toTenant),
     findTenantByName: async (name) => mapOrNull(q.tenantByName.get(name), toTenant),

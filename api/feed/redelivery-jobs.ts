@@ -1,0 +1,14 @@
+/** Delivery-log rows → the jobs that deliver them again (manual retry, recover). */
+import type { DeliveryJob } from "../../common/delivery-job.ts";
+import type { DeliveryRecord } from "../store/store.ts";
+
+export function redeliveryJobs(deliveries: readonly DeliveryRecord[]): DeliveryJob[] {
+  return deliveries.map((delivery) => ({
+    tenantId: delivery.tenantId,
+    webhookId: delivery.webhookId,
+    mutationId: delivery.mutationId,
+    deliveryId: delivery.id,
+    body: JSON.parse(delivery.body) as unknown[],
+    committedAt: delivery.committedAt,
+  }));
+}

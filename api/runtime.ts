@@ -1,0 +1,56 @@
+/**
+ * Everything the API process runs, assembled from its services and Redis:
+ * the tenants' schemas, the delivery queue, the change feed (woken by local
+ * commits) and the HTTP app. main.ts listens and starts the feed; tests and
+ * benchmarks assemble the same thing.
+ */
+import type Redis from "ioredis";
+import type { Logger } from "../common/log.ts";
+import { redisKeys } from "../common/redis-keys.ts";
+import { createApp } from "./app.ts";
+import type { ApiConfig } from "./config.ts";
+import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
+import { createChangeFeed } from "./feed/change-feed.ts";
+import { createCommitSignal } from "./feed/commit-signal.ts";
+import { createLease } from "./feed/feed-lease.ts";
+import { createWebhookCompiler } from "./feed/webhook-compiler.ts";
+import { createTenantSchemas } from "./graphql/tenant-schemas.ts";
+import type { CoreServices } from "./services.ts";
+
+export function createApiRuntime(
+  config: Readonly<ApiConfig>,
+  services: CoreServices,
+  redis: Redis,
+  log: Logger,
+) {
+  const { store, catalogues } = services;
+  const keys = redisKeys(config.REDIS_PREFIX);
+  const commits = createCommitSignal();
+  const schemas = createTenantSchemas(store, config, commits.notify);
+  const deliveryQueue = createBullDeliveryQueue(redis, keys);
+  const feed = createChangeFeed({
+    store,
+    catalogues,
+    compiler: createWebhookCompiler(store, catalogues, schemas, log),
+    lease: createLease(redis, keys.feedLease, 15_000),
+    enqueue: (jobs) => deliveryQueue.enqueue(jobs),
+    log,
+    batchSize: config.FEED_BATCH_SIZE,
+    idleMs: config.FEED_POLL_MS,
+  });
+  commits.listen(feed.notify);
+  const app = createApp({ config, redis, log, schemas, deliveryQueue, ...services });
+  return {
+    app,
+    feed,
+    schemas,
+    deliveryQueue,
+    /** Stops the feed and closes the queue (the caller closes Redis and the store). */
+    async stop(): Promise<void> {
+      await feed.stop();
+      // Redis may be away at shutdown: do not wait on it forever.
+      await Promise.race([deliveryQueue.close().catch(() => undefined), Bun.sleep(1000)]);
+
+    },
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * A webhook's GraphQL subscription → what the matcher needs: the object, the
+ * operations, the checked filters and the selection to shape elements with.
+ * Pure (the tenant's schema and catalogue in); every problem is reported with
+ * a path, as the REST answer's `details`.
+ */
+import {
+  type FieldNode,
+  type GraphQLError,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  getNamedType,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  type ValueNode,
+  validate,
+} from "graphql";
+import { collectFields } from "graphql/execution/collectFields.js";
+import {
+  type ErrorDetail,
+  FilterParseError,
+  UnknownFieldError,
+  ValidationError,
+} from "../../common/errors.ts";
+import type { Catalogue, ObjectDef } from "../catalogue/catalogue.ts";
+import type { ChangeOperation } from "../catalogue/record-values.ts";
+import { prepareFilter } from "../graphql/filter/check-filter.ts";
+import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
+import { filterNeeds } from "../graphql/filter/filter-needs.ts";
+import { names } from "../graphql/schema/naming.ts";
+
+/** One selected member of the change event, by response key. */
+export type Member =
+  | { key: string; kind: "operation" | "timestamp" }
+  | { key: string; kind: "data" | "previous"; fields: { key: string; field: string }[] };
+
+export interface Subscription {
+  object: ObjectDef;
+  /** The response key of the root field (`schemaJobs`, or its alias). */
+  rootKey: string;
+  /** null: every operation. */
+  operations: ReadonlySet<ChangeOperation> | null;
+  filter: CheckedFilter | null;
+  extendedFilter: CheckedFilter | null;
+  members: Member[];
+  /** Record fields selected under `data`: a change of one of them fires an UPDATE. */
+  watched: string[];
+}
+
+const fail = (details: ErrorDetail[]): never => {
+  throw new ValidationError("the subscription is invalid", details);
+};
+
+/** @throws ValidationError with a detail per problem. */
+export function parseSubscription(query: string, schema: GraphQLSchema, catalogue: Catalogue): Subscription {
+  let document: ReturnType<typeof parse>;
+  try {
+    document = parse(query, { maxTokens: 5000 });
+  } catch (error) {
+    return fail([{ path: "query", message: (error as GraphQLError).message }]);
+  }
+  const problems = validate(schema, document);
+  if (problems.length > 0) return fail(problems.map((p) => ({ path: "query", message: p.message })));
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation = operations[0];
+  if (operations.length !== 1 || operation?.operation !== "subscription") {
+    return fail([{ path: "query", message: "the query must be exactly one subscription operation" }]);
+  }
+  if ((operation.variableDefinitions?.length ?? 0) > 0)
+    return fail([{ path: "query", message: "subscriptions take no variables" }]);
+  const rootType = schema.getSubscriptionType() as GraphQLObjectType;
+  const fragments = Object.fromEntries(
+    document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d]] : [])),
+  );
+  const roots = [...collectFields(schema, fragments, {}, rootType, operation.selectionSet)];
+  if (roots.length !== 1)
+    return fail([{ path: "query", message: "select exactly one schema<Object> field" }]);
+  const [rootKey, rootNodes] = roots[0] as [string, readonly FieldNode[]];
+  const root = rootNodes[0] as FieldNode;
+  const object = catalogue.objects.find(
+    (o) => names.subscriptionField(o.name) === root.name.value,
+  ) as ObjectDef;
+
+  const args = new Map((root.arguments ?? []).map((arg) => [arg.name.value, arg.value]));
+  const details: ErrorDetail[] = [];
+  const filterArg = (name: "filter" | "extendedFilter") => {
+    const value = args.get(name);
+    if (!value || value.kind === Kind.NULL) return null;
+    if (value.kind !== Kind.STRING) {
+      details.push({ path: name, message: "must be a string literal" });
+      return null;
+    }
+    try {
+      return prepareFilter(value.value, object, catalogue, {
+        mode: name === "filter" ? "filter" : "extended",
+      });
+    } catch (error) {
+      if (!(error instanceof FilterParseError || error instanceof UnknownFieldError)) throw error;
+      const position = error.position;
+      details.push({
+        path: name,
+        message: position ? `${error.message} (offset ${position.offset})` : error.message,
+      });
+      return null;
+    }
+  };
+  const filter = filterArg("filter");
+  const extendedFilter = filterArg("extendedFilter");
+  for (const [path, checked] of [
+    ["filter", filter],
+    ["extendedFilter", extendedFilter],
+  ] as const) {
+    if (checked && filterNeeds(checked).hasSubquery) {
+      details.push({ path, message: "sub-queries (IN (SELECT ...)) are not supported in webhook filters" });
+    }
+  }
+  const operationSet = operationsOf(args.get("operation"));
+  const eventType = getNamedType(rootType.getFields()[root.name.value]?.type) as GraphQLObjectType;
+  const members: Member[] = [];
+  for (const node of rootNodes) {
+    if (!node.selectionSet) continue;
+    for (const [key, [member]] of collectFields(schema, fragments, {}, eventType, node.selectionSet)) {
+      const kind = member?.name.value;
+      if (kind === "operation" || kind === "timestamp") members.push({ key, kind });
+      else if ((kind === "data" || kind === "previous") && member?.selectionSet) {
+        const recordType = getNamedType(eventType.getFields()[kind]?.type) as GraphQLObjectType;
+        const fields = [...collectFields(schema, fragments, {}, recordType, member.selectionSet)].flatMap(
+          ([fieldKey, [fieldNode]]) => {
+            const name = fieldNode?.name.value ?? "";
+            if (name === "__typename") return [];
+            const field = object.fields.find(
+              (f) => (f.type === "reference" ? names.referenceId(f.name) : f.name) === name,
+            );
+            return field ? [{ key: fieldKey, field: field.name }] : [];
+          },
+        );
+        members.push({ key, kind, fields });
+      }
+    }
+  }
+  if (details.length > 0) fail(details);
+  const data = members.find((m) => m.kind === "data");
+  const watched = data && "fields" in data ? data.fields.map((f) => f.field) : [];
+  return { object, rootKey, operations: operationSet, filter, extendedFilter, members, watched };
+}
+
+function operationsOf(value: ValueNode | undefined): ReadonlySet<ChangeOperation> | null {
+  if (!value || value.kind === Kind.NULL) return null;
+  const list = value.kind === Kind.LIST ? value.values : [value];
+  return new Set(list.flatMap((v) => (v.kind === Kind.ENUM ? [v.value as ChangeOperation] : [])));
+}

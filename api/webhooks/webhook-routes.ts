@@ -1,0 +1,160 @@
+/** `/webhooks/*`: definitions and their delivery log, administrators only (SPEC.md §7–8). */
+import { Elysia } from "elysia";
+import { z } from "zod";
+import { ValidationError } from "../../common/errors.ts";
+
+import { authPlugin } from "../auth/auth-plugin.ts";
+import type { AuthService } from "../auth/auth-service.ts";
+import { parseBody } from "../http/parse-body.ts";
+import {
+  DELIVERY_STATUSES,
+  type DeliveryAttempt,
+  type DeliveryRecord,
+  type WebhookRecord,
+} from "../store/store.ts";
+import { WebhookInputSchema } from "./webhook-input.ts";
+import type { WebhookService } from "./webhook-service.ts";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export const webhookView = (webhook: WebhookRecord) => ({
+  id: webhook.id,
+  name: webhook.name,
+  url: webhook.url,
+  type: webhook.type,
+  query: webhook.query,
+  headers: webhook.headers,
+  enabled: webhook.enabled,
+  disabledReason: webhook.disabledReason,
+  createdAt: iso(webhook.createdAt),
+  updatedAt: iso(webhook.updatedAt),
+});
+
+const deliveryView = ({ delivery, attempts }: { delivery: DeliveryRecord; attempts: DeliveryAttempt[] }) => ({
+  id: delivery.id,
+  webhookId: delivery.webhookId,
+  mutationId: delivery.mutationId,
+  status: delivery.status,
+  attemptCount: delivery.attempts,
+  committedAt: iso(delivery.committedAt),
+  createdAt: iso(delivery.createdAt),
+  updatedAt: iso(delivery.updatedAt),
+  attempts: attempts.map((a) => ({
+    attempt: a.attempt,
+    at: iso(a.startedAt),
+    durationMs: a.durationMs,
+    statusCode: a.statusCode,
+    responseBody: a.responseBody,
+    error: a.error,
+  })),
+});
+
+const DeliveryListSchema = z.object({
+  status: z.enum(DELIVERY_STATUSES).optional(),
+  since: z.iso.datetime({ offset: true }).optional(),
+  until: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  cursor: z.string().max(200).optional(),
+});
+
+const RecoverSchema = z.object({ since: z.iso.datetime({ offset: true }) });
+
+const encodeCursor = (d: DeliveryRecord) =>
+  Buffer.from(JSON.stringify([d.createdAt, d.id])).toString("base64url");
+function decodeCursor(cursor: string | undefined): { createdAt: number; id: string } | undefined {
+  if (!cursor) return undefined;
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [number, string];
+    if (typeof createdAt === "number" && typeof id === "string") return { createdAt, id };
+  } catch {
+    // fall through
+  }
+  throw new ValidationError("the request is invalid", [
+    { path: "cursor", message: "not a cursor of this list" },
+  ]);
+}
+
+export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
+  const admin = { auth: "administrator" } as const;
+  return new Elysia({ name: "webhook-routes", prefix: "/webhooks" })
+    .use(authPlugin(auth))
+    .post(
+      "/",
+      async ({ principal, body, set }) => {
+        const { webhook, secret } = await webhooks.create(
+          principal.tenantId,
+          parseBody(WebhookInputSchema, body),
+        );
+        set.status = 201;
+        return { result: { ...webhookView(webhook), secret } };
+      },
+      admin,
+    )
+    .get(
+      "/",
+      async ({ principal }) => ({ result: (await webhooks.list(principal.tenantId)).map(webhookView) }),
+      admin,
+    )
+    .get(
+      "/:id",
+      async ({ principal, params }) => ({
+        result: webhookView(await webhooks.get(principal.tenantId, params.id)),
+      }),
+      admin,
+    )
+    .put(
+      "/:id",
+      async ({ principal, params, body }) => ({
+        result: webhookView(
+          await webhooks.replace(principal.tenantId, params.id, parseBody(WebhookInputSchema, body)),
+        ),
+      }),
+      admin,
+    )
+    .delete(
+      "/:id",
+      async ({ principal, params }) => {
+        await webhooks.delete(principal.tenantId, params.id);
+        return { result: { id: params.id, deleted: true } };
+      },
+      admin,
+    )
+    .get(
+      "/:id/deliveries",
+      async ({ principal, params, query }) => {
+        const q = parseBody(DeliveryListSchema, { ...query });
+        const rows = await webhooks.deliveries(principal.tenantId, params.id, {
+          status: q.status,
+          since: q.since === undefined ? undefined : Date.parse(q.since),
+          until: q.until === undefined ? undefined : Date.parse(q.until),
+          before: decodeCursor(q.cursor),
+          limit: q.limit,
+        });
+        const last = rows[rows.length - 1];
+        return {
+          result: rows.map(deliveryView),
+          nextCursor: rows.length === q.limit && last ? encodeCursor(last.delivery) : null,
+        };
+      },
+      admin,
+    )
+    .post(
+      "/:id/deliveries/:deliveryId/retry",
+      async ({ principal, params, set }) => {
+        const delivery = await webhooks.retry(principal.tenantId, params.id, params.deliveryId);
+        set.status = 202;
+        return { result: { id: delivery.id, status: delivery.status } };
+      },
+      admin,
+    )
+    .post(
+      "/:id/recover",
+      async ({ principal, params, body, set }) => {
+        const { since } = parseBody(RecoverSchema, body);
+        const requeued = await webhooks.recover(principal.tenantId, params.id, Date.parse(since));
+        set.status = 202;
+        return { result: { requeued } };
+      },
+      admin,
+    );
+}

@@ -1,0 +1,185 @@
+/**
+ * Webhooks of a tenant: definitions checked in full before they are stored
+ * (subscription against the tenant's schema, filters compiled, URL scheme,
+ * headers, `{{ VAR }}` names defined), a signing secret shown once, the
+ * delivery log, and manual redelivery.
+ */
+import { randomBytes } from "node:crypto";
+import { ConflictError, type ErrorDetail, NotFoundError, ValidationError } from "../../common/errors.ts";
+import { type SecretBox, webhookSecretContext } from "../../common/secret-box.ts";
+import { templateVariables } from "../../common/template.ts";
+import type { CatalogueService } from "../catalogue/catalogue-service.ts";
+import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
+import type { DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
+import { parseSubscription } from "./parse-subscription.ts";
+import type { WebhookInput } from "./webhook-input.ts";
+
+export interface WebhookServiceDeps {
+  store: Store;
+  catalogues: CatalogueService;
+  schemas: SchemaCache;
+  box: SecretBox;
+  /** Accept `http://` URLs (local development and tests only). */
+  allowHttp: boolean;
+  /** Puts deliveries (back) on the queue. */
+  redeliver: (deliveries: DeliveryRecord[]) => Promise<void>;
+  now?: () => number;
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
+
+export function createWebhookService({
+  store,
+  catalogues,
+  schemas,
+  box,
+  allowHttp,
+  redeliver,
+  now = Date.now,
+}: WebhookServiceDeps) {
+  /** Every problem of a definition, as details. */
+  async function check(tenantId: string, input: WebhookInput): Promise<void> {
+    const details: ErrorDetail[] = [];
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(input.url)?.[1]?.toLowerCase();
+    if (scheme !== "https" && !(allowHttp && scheme === "http")) {
+      details.push({
+        path: "url",
+        message: allowHttp ? "must start with https:// or http://" : "must start with https://",
+      });
+    }
+    try {
+      new URL(input.url.replace(/\{\{[^}]*\}\}/g, "x"));
+    } catch {
+      details.push({ path: "url", message: "is not a valid URL" });
+    }
+    const defined = new Set((await store.listConfigVariables(tenantId)).map((variable) => variable.key));
+    const texts: [string, string][] = [
+      ["url", input.url],
+      ...Object.entries(input.headers).map(([name, value]): [string, string] => [`headers.${name}`, value]),
+    ];
+    for (const [path, text] of texts) {
+      const missing = templateVariables(text).filter((name) => !defined.has(name));
+      if (missing.length > 0)
+        details.push({
+          path,
+          message: `undefined config variable${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`,
+        });
+    }
+    const catalogue = await catalogues.get(tenantId);
+    try {
+      parseSubscription(input.query, schemas.get(catalogue).schema, catalogue);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      details.push(...(error.details ?? []));
+    }
+    if (details.length > 0) throw new ValidationError("the webhook definition is invalid", details);
+  }
+
+  async function load(tenantId: string, id: string): Promise<WebhookRecord> {
+    const webhook = await store.findWebhook(tenantId, id);
+    if (!webhook) throw new NotFoundError(`no webhook with id '${id}'`);
+    return webhook;
+  }
+
+  return {
+    /** Creates the webhook. @returns it with its signing secret in clear (shown this once). */
+    async create(tenantId: string, input: WebhookInput): Promise<{ webhook: WebhookRecord; secret: string }> {
+      await check(tenantId, input);
+      const secret = `whsec_${randomBytes(24).toString("base64")}`;
+      const id = crypto.randomUUID();
+      const webhook: WebhookRecord = {
+        tenantId,
+        id,
+        ...input,
+        secret: box.seal(secret, webhookSecretContext(tenantId, id)),
+        enabled: true,
+        disabledReason: null,
+        version: 1,
+        createdAt: now(),
+        updatedAt: now(),
+      };
+      await store.unitOfWork(async (tx) => {
+        if (await tx.findWebhookByName(tenantId, input.name))
+          throw new ConflictError(`a webhook named '${input.name}' exists already`);
+        await tx.insertWebhook(webhook);
+      });
+      return { webhook, secret };
+    },
+
+    list: (tenantId: string) => store.listWebhooks(tenantId),
+    get: load,
+
+    /** Replaces the definition (the secret stays); re-enables a disabled webhook. */
+    async replace(tenantId: string, id: string, input: WebhookInput): Promise<WebhookRecord> {
+      await load(tenantId, id);
+      await check(tenantId, input);
+      return store.unitOfWork(async (tx) => {
+        const existing = await tx.findWebhook(tenantId, id);
+        if (!existing) throw new NotFoundError(`no webhook with id '${id}'`);
+        const other = await tx.findWebhookByName(tenantId, input.name);
+        if (other && other.id !== id)
+          throw new ConflictError(`a webhook named '${input.name}' exists already`);
+        const replaced = {
+          ...existing,
+          ...input,
+          enabled: true,
+          disabledReason: null,
+          version: existing.version + 1,
+          updatedAt: now(),
+        };
+        await tx.replaceWebhook(replaced);
+        return replaced;
+      });
+    },
+
+    async delete(tenantId: string, id: string): Promise<void> {
+      if (!(await store.unitOfWork((tx) => tx.deleteWebhook(tenantId, id))))
+        throw new NotFoundError(`no webhook with id '${id}'`);
+    },
+
+    async deliveries(tenantId: string, webhookId: string, query: DeliveryQuery) {
+      await load(tenantId, webhookId);
+      const deliveries = await store.listDeliveries(tenantId, webhookId, query);
+      const attempts = await store.listAttempts(
+        tenantId,
+        deliveries.map((d) => d.id),
+      );
+      return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] }));
+    },
+
+    /** Redelivers one delivery (whatever its status). */
+    async retry(tenantId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
+      await load(tenantId, webhookId);
+      const delivery = await store.findDelivery(tenantId, deliveryId);
+      if (!delivery || delivery.webhookId !== webhookId)
+        throw new NotFoundError(`no delivery with id '${deliveryId}'`);
+      await store.unitOfWork((tx) => tx.resetDelivery(tenantId, deliveryId, now()));
+      await redeliver([delivery]);
+      return { ...delivery, status: "pending" };
+    },
+
+    /** Redelivers every failed delivery created since `since`. @returns how many. */
+    async recover(tenantId: string, webhookId: string, since: number): Promise<number> {
+      await load(tenantId, webhookId);
+      const failed: DeliveryRecord[] = [];
+      let before: DeliveryQuery["before"];
+      for (;;) {
+        const page = await store.listDeliveries(tenantId, webhookId, {
+          status: "failed",
+          since,
+          before,
+          limit: 500,
+        });
+        failed.push(...page);
+        const last = page[page.length - 1];
+        if (!last || page.length < 500) break;
+        before = { createdAt: last.createdAt, id: last.id };
+      }
+      await store.unitOfWork(async (tx) => {
+        for (const delivery of failed) await tx.resetDelivery(tenantId, delivery.id, now());
+      });
+      await redeliver(failed);
+      return failed.length;
+    },
+  };
+}
