@@ -50,7 +50,6 @@ export function createApiRuntime(
       await feed.stop();
       // Redis may be away at shutdown: do not wait on it forever.
       await Promise.race([deliveryQueue.close().catch(() => undefined), Bun.sleep(1000)]);
-
     },
   };
 }

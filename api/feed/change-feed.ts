@@ -166,6 +166,5 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
       // Redis may be away at shutdown: the lease then simply expires.
       await Promise.race([lease.release().catch(() => undefined), Bun.sleep(1000)]);
     },
-
   };
 }
