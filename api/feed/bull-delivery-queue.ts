@@ -12,6 +12,9 @@ export function createBullDeliveryQueue(
   keys: RedisKeys,
 ): DeliveryQueuePort & { close(): Promise<void> } {
   const queue = new Queue(DELIVERY_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  // Connection trouble is reported by the shared connection's own handler; enqueue failures reach the caller.
+  queue.on("error", () => undefined);
+
   const checked = (jobs: DeliveryJob[]) => jobs.map((job) => DeliveryJobSchema.parse(job));
   return {
     async enqueue(jobs) {
