@@ -1,0 +1,123 @@
+/**
+ * Webhooks as deployable artifacts: a command-line client of the REST API
+ * (`npm run webhooks -- <command>`). Deploys a webhook from a JSON file
+ * (create, or replace the one with the same name), lists, deletes, and sets
+ * config variables. Talks HTTP only: SERVICE_URL and SERVICE_TOKEN.
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import { emptyAsUndefined, loadConfig } from "../../common/load-config.ts";
+
+export const WEBHOOK_TOOL_USAGE = `usage: npm run webhooks -- <command>   (env: SERVICE_URL, SERVICE_TOKEN)
+  deploy <file.json>                 create the webhook, or replace the one with the same name
+  list                               one line per webhook: id, name, url, enabled
+  delete <name-or-id>
+  set-var <KEY> <value> [--secret] [--description <text>]`;
+
+export const WebhookToolConfigSchema = z.object({
+  SERVICE_URL: z.preprocess(emptyAsUndefined, z.string().url().default("http://127.0.0.1:3000")),
+  SERVICE_TOKEN: z.string().min(1, "set SERVICE_TOKEN to an administrator token"),
+});
+
+type Call = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: Record<string, unknown> }>;
+
+/** A JSON client of the service. */
+export function serviceClient(baseUrl: string, token: string): Call {
+  return async (method, path, body) => {
+    const response = await fetch(new URL(path, baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+}
+
+interface WebhookView {
+  id: string;
+  name: string;
+  url: string;
+  enabled: boolean;
+}
+
+/** Runs one command. @returns the lines to print. @throws Error with the service's message. */
+export async function runWebhookTool(argv: string[], call: Call): Promise<string[]> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { secret: { type: "boolean" }, description: { type: "string" } },
+  });
+  const [command, first, second] = positionals;
+  const expectOk = (answer: Awaited<ReturnType<Call>>) => {
+    if (answer.status >= 300) {
+      const details = (answer.body.details as { path: string; message: string }[] | undefined) ?? [];
+      throw new Error(
+        [String(answer.body.message), ...details.map((d) => `  ${d.path}: ${d.message}`)].join("\n"),
+      );
+    }
+    return answer.body.result;
+  };
+  const webhooks = async () => expectOk(await call("GET", "/webhooks")) as WebhookView[];
+
+  switch (command) {
+    case "deploy": {
+      if (!first) throw new Error("deploy needs a JSON file");
+      const definition = JSON.parse(readFileSync(first, "utf8")) as { name?: string };
+      const existing = (await webhooks()).find(
+        (w) => w.name.toLowerCase() === String(definition.name).toLowerCase(),
+      );
+      if (existing) {
+        expectOk(await call("PUT", `/webhooks/${existing.id}`, definition));
+        return [`replaced ${existing.name} (${existing.id})`];
+      }
+      const created = expectOk(await call("POST", "/webhooks", definition)) as WebhookView & {
+        secret: string;
+      };
+      return [`created ${created.name} (${created.id})`, `signing secret (shown once): ${created.secret}`];
+    }
+    case "list":
+      return (await webhooks()).map(
+        (w) => `${w.id}\t${w.name}\t${w.url}\t${w.enabled ? "enabled" : "disabled"}`,
+      );
+    case "delete": {
+      const target = (await webhooks()).find((w) => w.id === first || w.name === first);
+      if (!target) throw new Error(`no webhook named or with id '${first ?? ""}'`);
+      expectOk(await call("DELETE", `/webhooks/${target.id}`));
+      return [`deleted ${target.name} (${target.id})`];
+    }
+    case "set-var": {
+      if (!first || second === undefined) throw new Error("set-var needs a KEY and a value");
+      const configType = values.secret ? "secret" : "plain-text";
+      expectOk(
+        await call("POST", "/configuration/extension", {
+          key: first,
+          value: second,
+          configType,
+          description: values.description,
+        }),
+      );
+      return [`set ${first} (${configType})`];
+    }
+    default:
+      throw new Error(command ? `unknown command '${command}'\n${WEBHOOK_TOOL_USAGE}` : WEBHOOK_TOOL_USAGE);
+  }
+}
+
+if (import.meta.main) {
+  try {
+    const config = loadConfig(WebhookToolConfigSchema, process.env);
+    for (const line of await runWebhookTool(
+      process.argv.slice(2),
+      serviceClient(config.SERVICE_URL, config.SERVICE_TOKEN),
+    ))
+      console.log(line);
+  } catch (error) {
+    console.error(`webhooks: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+}
