@@ -171,3 +171,60 @@ describe("GET, PUT, DELETE /webhooks/{id}", () => {
     expect((await t.call("POST", "/webhooks", { token, body: valid() })).status).toBe(403);
   });
 });
+
+describe("secrets", () => {
+  test("never appear in any response, log line or error", async () => {
+    const lines: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    const logged = await createTestApp({ LOG_LEVEL: "debug", WEBHOOKS_ALLOW_HTTP: "false" });
+    const answers: unknown[] = [];
+    let signing = "";
+    try {
+      const tenant = await logged.provision("secretive");
+      const call = async (method: string, path: string, body?: unknown) => {
+        const answer = await logged.call(method, path, { token: tenant.adminToken, body });
+        answers.push(answer.body);
+        return answer;
+      };
+      await call("POST", "/configuration/extension", {
+        key: "TOKEN",
+        value: "super-secret-value-42",
+        configType: "secret",
+      });
+      await call("POST", "/configuration/extension", {
+        key: "TOKEN",
+        value: "super-secret-value-43",
+        configType: "secret",
+      });
+      await call("GET", "/configuration/extension");
+      await call("GET", "/configuration/extension/TOKEN");
+      const created = await call("POST", "/webhooks", {
+        ...valid(),
+        url: "https://x.example.com/{{ TOKEN }}",
+        headers: { "X-T": "{{ TOKEN }}" },
+      });
+      signing = created.body.result.secret;
+      answers.pop();
+      await call("POST", "/webhooks", { ...valid(), url: "http://x.example.com/{{ TOKEN }}" });
+      await call("GET", "/webhooks");
+      await call("GET", `/webhooks/${created.body.result.id}`);
+      await call("PUT", `/webhooks/${created.body.result.id}`, {
+        ...valid(),
+        name: created.body.result.name,
+        headers: { "X-T": "{{ TOKEN }} {{ NOPE }}" },
+      });
+      await call("GET", `/webhooks/${created.body.result.id}/deliveries`);
+    } finally {
+      process.stderr.write = write;
+      await logged.close();
+    }
+    const everything = JSON.stringify(answers) + lines.join("");
+    expect(signing).toStartWith("whsec_");
+    for (const secret of ["super-secret-value-42", "super-secret-value-43", signing.slice(6)])
+      expect(everything).not.toContain(secret);
+  });
+});
