@@ -62,8 +62,9 @@ describe("matching committed changes", () => {
     const bodies = jobs
       .map((j) => j.data)
       .sort((a, b) => a.committedAt - b.committedAt || a.mutationId.localeCompare(b.mutationId));
-    const name = (bodies[0]?.body[0] as { data: { schemaJobs: { data: { Name: string } } } }).data.schemaJobs
-      .data.Name;
+    const name = (
+      (bodies[0] as { body: unknown[] }).body[0] as { data: { schemaJobs: { data: { Name: string } } } }
+    ).data.schemaJobs.data.Name;
     const stamp = (i: number) => new Date(bodies[i]?.committedAt ?? 0).toISOString();
     const insert = { UID: job, Name: name, JobStatus: "Queued", Duration: 30 };
     expect(JSON.stringify(bodies[0]?.body)).toBe(
