@@ -1,0 +1,131 @@
+/**
+ * The delivery queue as both processes see it: the API puts DeliveryJobs on
+ * it (validated here, before they reach Redis), the dispatcher consumes them
+ * (dispatcher/worker.ts). Job options that both sides must agree on live here.
+ */
+import { Queue } from "bullmq";
+import type Redis from "ioredis";
+import { type DeliveryJob, DeliveryJobSchema, deliveryJobId } from "./delivery-job.ts";
+import { DELIVERY_QUEUE, type RedisKeys } from "./redis-keys.ts";
+
+export type DeliveryQueue = Queue<DeliveryJob>;
+
+/** The BullMQ job name of every delivery. */
+export const DELIVERY_JOB_NAME = "deliver";
+
+/** The backoff strategy name the dispatcher's worker implements (its retry schedule and Retry-After). */
+export const DELIVERY_BACKOFF = "delivery-schedule";
+
+/**
+ * A ceiling on BullMQ attempts per job, not the retry policy: the dispatcher
+ * gives up by its own schedule (DELIVERY_RETRY_SCHEDULE), which must stay below this.
+ */
+export const MAX_JOB_ATTEMPTS = 50;
+
+/**
+ * Finished jobs are kept for a while so that a re-enqueue of the same
+ * webhook × mutation (the change feed re-reading after a crash) finds the job
+ * id taken and is a no-op. Completed: 1 hour, at most 10,000; failed: 1 day,
+ * at most 10,000. The delivery log in the store is the lasting record.
+ */
+const RETENTION = {
+  removeOnComplete: { age: 3600, count: 10_000 },
+  removeOnFail: { age: 86_400, count: 10_000 },
+} as const;
+
+const jobOptions = (jobId: string) => ({
+  jobId,
+  attempts: MAX_JOB_ATTEMPTS,
+  backoff: { type: DELIVERY_BACKOFF },
+  ...RETENTION,
+});
+
+/** Thrown when a job does not satisfy DeliveryJobSchema; nothing of the batch was enqueued. */
+export class InvalidDeliveryJobError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid delivery job: ${problems.join("; ")}`);
+    this.name = "InvalidDeliveryJobError";
+  }
+}
+
+/** The delivery queue on `redis` under the deployment's prefix. Close it with `queue.close()`. */
+export function createDeliveryQueue(redis: Redis, keys: RedisKeys): DeliveryQueue {
+  return new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+}
+
+function validated(jobs: readonly DeliveryJob[]): DeliveryJob[] {
+  const problems: string[] = [];
+  const parsed = jobs.map((job, index) => {
+    const result = DeliveryJobSchema.safeParse(job);
+    if (!result.success) {
+      for (const issue of result.error.issues)
+        problems.push(`jobs[${index}].${issue.path.join(".")}: ${issue.message}`);
+    }
+    return result.data as DeliveryJob;
+  });
+  if (problems.length > 0) throw new InvalidDeliveryJobError(problems);
+  return parsed;
+}
+
+/**
+ * Enqueues delivery jobs in one round trip. Idempotent per webhook × mutation:
+ * the job id is `deliveryJobId(webhookId, mutationId)`, so a job already in the
+ * queue (waiting, delayed, active, or finished and still retained) is left as it is.
+ * @throws InvalidDeliveryJobError when any job breaks the contract (none is enqueued).
+ */
+export async function enqueueDeliveries(queue: DeliveryQueue, jobs: readonly DeliveryJob[]): Promise<void> {
+  const valid = validated(jobs);
+  if (valid.length === 0) return;
+  await queue.addBulk(
+    valid.map((job) => ({
+      name: DELIVERY_JOB_NAME,
+      data: job,
+      opts: jobOptions(deliveryJobId(job.webhookId, job.mutationId)),
+    })),
+  );
+}
+
+/** What `requeueDelivery` did. */
+export type RequeueResult =
+  /** A fresh job was added (none existed, or the earlier one had finished and was replaced). */
+  | "queued"
+  /** The job was waiting for a retry; it now runs at once. */
+  | "promoted"
+  /** The job is already waiting or being delivered; nothing to do. */
+  | "already-queued";
+
+/**
+ * Queues one delivery again for a manual retry or a recover, even when its
+ * earlier job finished (a finished job still holding the id is replaced, so
+ * the id dedup does not swallow the retry). The new job gets a fresh retry
+ * budget. The caller sets the delivery log row back to `pending` first.
+ * @throws InvalidDeliveryJobError when the job breaks the contract.
+ */
+export async function requeueDelivery(queue: DeliveryQueue, job: DeliveryJob): Promise<RequeueResult> {
+  const [valid] = validated([job]);
+  if (!valid) throw new InvalidDeliveryJobError(["no job"]);
+  const jobId = deliveryJobId(valid.webhookId, valid.mutationId);
+  const existing = await queue.getJob(jobId);
+  if (existing) {
+    const state = await existing.getState();
+    if (state === "delayed") {
+      await existing.promote();
+      return "promoted";
+    }
+    if (state !== "completed" && state !== "failed" && state !== "unknown") return "already-queued";
+    await existing.remove();
+  }
+  await queue.add(DELIVERY_JOB_NAME, valid, jobOptions(jobId));
+  return "queued";
+}
+
+/** `requeueDelivery` for each job, in order. */
+export async function requeueDeliveries(
+  queue: DeliveryQueue,
+  jobs: readonly DeliveryJob[],
+): Promise<RequeueResult[]> {
+  validated(jobs);
+  const results: RequeueResult[] = [];
+  for (const job of jobs) results.push(await requeueDelivery(queue, job));
+  return results;
+}
