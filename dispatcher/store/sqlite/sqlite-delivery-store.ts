@@ -1,0 +1,116 @@
+/**
+ * The DeliveryStore over the embedded SQLite store file (`DATA_DIR/store.sqlite`)
+ * that the API process creates and migrates. WAL mode lets the two processes
+ * read and write it side by side; writes wait for the other's lock (busy_timeout).
+ */
+import { Database } from "bun:sqlite";
+import type {
+  AttemptRecord,
+  DeliveryStatus,
+  DeliveryStore,
+  DeliveryWebhook,
+  StoredVariable,
+} from "../../delivery-store.ts";
+
+interface WebhookRow {
+  tenant_id: string;
+  id: string;
+  url: string;
+  headers: string;
+  secret: string;
+  enabled: number;
+  disabled_reason: string | null;
+}
+
+interface VariableRow {
+  key: string;
+  config_type: StoredVariable["configType"];
+  value: string;
+}
+
+/** Opens the store file at `path` (created empty if absent; the API migrates it). */
+export function openSqliteDeliveryStore(path: string): DeliveryStore {
+  const db = new Database(path, { create: true, strict: true });
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA synchronous = NORMAL");
+  db.run("PRAGMA busy_timeout = 5000");
+
+  const q = {
+    webhook: db.query<WebhookRow, [string, string]>(
+      "SELECT tenant_id, id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ? AND id = ?",
+    ),
+    status: db.query<{ status: DeliveryStatus }, [string, string]>(
+      "SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?",
+    ),
+    delivering: db.query(
+      `UPDATE deliveries SET status = 'delivering', updated_at = ?
+       WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
+    ),
+    count: db.query<{ attempts: number }, [string, number, string, string]>(
+      "UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING attempts",
+    ),
+    attempt: db.query(
+      `INSERT INTO delivery_attempts (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    disable: db.query(
+      `UPDATE webhooks SET enabled = 0, disabled_reason = ?, version = version + 1, updated_at = ?
+       WHERE tenant_id = ? AND id = ?`,
+    ),
+  };
+
+  const record = db.transaction(
+    (tenantId: string, deliveryId: string, a: AttemptRecord, status: DeliveryStatus): number | null => {
+      const counted = q.count.get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
+      if (!counted) return null;
+      q.attempt.run(
+        tenantId,
+        deliveryId,
+        counted.attempts,
+        a.startedAt,
+        a.durationMs,
+        a.statusCode,
+        a.responseBody,
+        a.error,
+      );
+      return counted.attempts;
+    },
+  );
+
+  return {
+    async findWebhook(tenantId, webhookId): Promise<DeliveryWebhook | null> {
+      const row = q.webhook.get(tenantId, webhookId);
+      if (!row) return null;
+      return {
+        tenantId: row.tenant_id,
+        id: row.id,
+        url: row.url,
+        headers: JSON.parse(row.headers) as Record<string, string>,
+        sealedSecret: row.secret,
+        enabled: row.enabled === 1,
+        disabledReason: row.disabled_reason,
+      };
+    },
+    async findVariables(tenantId, keys) {
+      if (keys.length === 0) return [];
+      const marks = keys.map(() => "?").join(", ");
+      const sql = `SELECT key, config_type, value FROM config_variables WHERE tenant_id = ? AND key IN (${marks})`;
+      return db
+        .query<VariableRow, string[]>(sql)
+        .all(tenantId, ...keys)
+        .map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
+    },
+    deliveryStatus: async (tenantId, deliveryId) => q.status.get(tenantId, deliveryId)?.status ?? null,
+    async markDelivering(tenantId, deliveryId, at) {
+      q.delivering.run(at, tenantId, deliveryId);
+    },
+    recordAttempt: async (tenantId, deliveryId, attempt, status) =>
+      record.immediate(tenantId, deliveryId, attempt, status),
+    async disableWebhook(tenantId, webhookId, reason, at) {
+      q.disable.run(reason, at, tenantId, webhookId);
+    },
+    async close() {
+      db.close();
+    },
+  };
+}
