@@ -1,14 +1,13 @@
 /**
- * The dispatcher process: configuration in, a worker consuming delivery jobs
- * out. Stops taking jobs on SIGTERM/SIGINT, lets in-flight ones finish within
- * the grace period, exits.
+ * The dispatcher process: configuration in, a worker delivering webhook jobs
+ * out. Stops taking jobs on SIGTERM/SIGINT, lets in-flight deliveries finish
+ * within the grace period, hands the rest back to the queue, exits.
  */
 import { ConfigError } from "../common/errors.ts";
 import { createLogger, describeError } from "../common/log.ts";
 import { connectRedis } from "../common/redis.ts";
-import { redisKeys } from "../common/redis-keys.ts";
 import { loadDispatcherConfig } from "./config.ts";
-import { createDispatcher } from "./worker.ts";
+import { openDispatcher } from "./open-dispatcher.ts";
 
 async function main(): Promise<void> {
   const config = loadDispatcherConfig(process.env);
@@ -16,15 +15,7 @@ async function main(): Promise<void> {
   const redis = connectRedis(config.REDIS_URL, (error) =>
     log.warn("redis connection error", describeError(error)),
   );
-  const dispatcher = createDispatcher({
-    redis,
-    keys: redisKeys(config.REDIS_PREFIX),
-    log,
-    concurrency: config.DISPATCH_CONCURRENCY,
-    // Signing, POSTing and retry classification arrive with the delivery work (issue 8).
-    deliver: async (job) =>
-      log.info("delivery received", { tenantId: job.tenantId, webhookId: job.webhookId }),
-  });
+  const dispatcher = openDispatcher(config, { redis, log });
   await dispatcher.ready();
   console.log("Dispatcher consuming deliveries");
 
@@ -33,7 +24,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info("shutting down", { signal });
-    await dispatcher.stop(config.SHUTDOWN_GRACE_MS);
+    await dispatcher.close(config.SHUTDOWN_GRACE_MS);
     await redis.quit().catch(() => undefined);
     process.exit(0);
   };

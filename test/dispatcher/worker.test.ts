@@ -3,6 +3,7 @@ import { Queue } from "bullmq";
 import { type DeliveryJob, deliveryJobId } from "../../common/delivery-job.ts";
 import { createLogger } from "../../common/log.ts";
 import { DELIVERY_QUEUE } from "../../common/redis-keys.ts";
+import type { DeliveryDecision } from "../../dispatcher/deliver.ts";
 import { createDispatcher, type Dispatcher } from "../../dispatcher/worker.ts";
 import { eventually } from "../support/eventually.ts";
 import { openTestRedis, type TestRedis } from "../support/redis.ts";
@@ -30,13 +31,14 @@ describe("dispatcher worker", () => {
     await r.close();
   });
 
-  const start = (deliver: (job: DeliveryJob) => Promise<void>) => {
+  const start = (deliver: (job: DeliveryJob, attempt: number) => Promise<DeliveryDecision | undefined>) => {
     dispatcher = createDispatcher({
       redis: r.redis,
       keys: r.keys,
       log: createLogger("silent"),
       concurrency: 4,
-      deliver,
+      deliver: async (j, context) => (await deliver(j, context.attempt)) ?? { kind: "succeeded" },
+      retry: { schedule: [50, 50], jitter: 0 },
     });
     return dispatcher.ready();
   };
@@ -65,6 +67,7 @@ describe("dispatcher worker", () => {
     await start(async (j) => {
       await Bun.sleep(200);
       finished.push(j.deliveryId);
+      return undefined;
     });
     await queue.add("deliver", job(1));
     await eventually(async () => expect(await queue.getActiveCount()).toBe(1));
@@ -74,5 +77,43 @@ describe("dispatcher worker", () => {
     await queue.add("deliver", job(2));
     await Bun.sleep(100);
     expect(await queue.getWaitingCount()).toBe(1);
+  });
+
+  test("decisions drive the job: retry spends an attempt, busy does not, failed is final", async () => {
+    const seen: string[] = [];
+    await start(async (j, attempt) => {
+      seen.push(`${j.deliveryId}#${attempt}`);
+      if (j.deliveryId === "d1")
+        return attempt < 2 ? { kind: "retry", delayMs: 20, reason: "HTTP 500" } : undefined;
+      if (j.deliveryId === "d2") return seen.length < 6 ? { kind: "busy", delayMs: 20 } : undefined;
+      return { kind: "failed", reason: "gone", disableEndpoint: true };
+    });
+    const [one, two, three] = await queue.addBulk(
+      [1, 2, 3].map((n) => ({
+        name: "deliver",
+        data: job(n),
+        opts: { attempts: 50, backoff: { type: "delivery-schedule" } },
+      })),
+    );
+    await eventually(async () => expect(await one?.getState()).toBe("completed"));
+    await eventually(async () => expect(await two?.getState()).toBe("completed"));
+    await eventually(async () => expect(await three?.getState()).toBe("failed"));
+    expect(seen.filter((s) => s.startsWith("d1"))).toEqual(["d1#1", "d1#2"]);
+    expect(new Set(seen.filter((s) => s.startsWith("d2")))).toEqual(new Set(["d2#1"]));
+    expect(seen.filter((s) => s.startsWith("d3"))).toEqual(["d3#1"]);
+  });
+
+  test("an internal error is retried by the schedule and then fails the job", async () => {
+    let calls = 0;
+    await start(async () => {
+      calls++;
+      throw new Error("store unavailable");
+    });
+    const added = await queue.add("deliver", job(1), {
+      attempts: 50,
+      backoff: { type: "delivery-schedule" },
+    });
+    await eventually(async () => expect(await added.getState()).toBe("failed"));
+    expect(calls).toBe(3);
   });
 });

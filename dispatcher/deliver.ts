@@ -1,0 +1,180 @@
+/**
+ * One delivery attempt, end to end: a DeliveryJob in, a DeliveryDecision (what
+ * the queue should do with the job) out. Loads the webhook and variables as
+ * they are now, builds and signs the request, takes a per-endpoint slot, sends,
+ * classifies the answer, applies the retry policy and writes the delivery log.
+ */
+import type { DeliveryJob } from "../common/delivery-job.ts";
+import type { Logger } from "../common/log.ts";
+import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
+import { buildDeliveryRequest, type DeliveryRequest, variablesOf } from "./build-request.ts";
+import { classifyResponse } from "./classify-response.ts";
+import { type DeliveryOutcome, decideOutcome, jitteredDelay, type RetryPolicy } from "./decide-outcome.ts";
+import type { AttemptRecord, DeliveryStore } from "./delivery-store.ts";
+import type { EndpointLimiter } from "./endpoint-limiter.ts";
+import type { AttemptResult, SendDelivery } from "./http-sender.ts";
+import { UndeliverableError } from "./undeliverable-error.ts";
+
+/** What the queue does with the job after `deliver`. */
+export type DeliveryDecision =
+  | DeliveryOutcome
+  /** The endpoint is at its concurrency limit: try again after `delayMs`; no attempt was made. */
+  | { kind: "busy"; delayMs: number }
+  /** The attempt was interrupted by shutdown: put the job back; it does not count against the retry budget. */
+  | { kind: "handed-back" }
+  /** The delivery log says this delivery is already finished: a duplicate job, dropped without sending. */
+  | { kind: "skipped" };
+
+export interface DeliveryContext {
+  /** This job's attempt number, 1-based: what the retry budget counts. */
+  attempt: number;
+  /** Aborted when the dispatcher shuts down past its grace period. */
+  signal?: AbortSignal;
+}
+
+export type Deliver = (job: DeliveryJob, context: DeliveryContext) => Promise<DeliveryDecision>;
+
+export interface DelivererDeps {
+  store: DeliveryStore;
+  box: SecretBox;
+  limiter: EndpointLimiter;
+  send: SendDelivery;
+  log: Logger;
+  retry: RetryPolicy;
+  /** Longest Retry-After honoured. */
+  maxRetryAfterMs: number;
+  /** Wait before trying again when the endpoint is at its limit (jittered). */
+  busyDelayMs: number;
+  now?: () => number;
+  random?: () => number;
+}
+
+const statusAfter = (outcome: DeliveryOutcome) =>
+  outcome.kind === "succeeded" ? "succeeded" : outcome.kind === "failed" ? "failed" : "pending";
+
+/** Creates the delivery function the worker runs for each job. */
+export function createDeliverer(deps: DelivererDeps): Deliver {
+  const { store, box, limiter, send, retry, now = Date.now, random = Math.random } = deps;
+
+  /** The request for this attempt, from the webhook and variables as they are now. */
+  async function prepare(job: DeliveryJob): Promise<DeliveryRequest> {
+    const webhook = await store.findWebhook(job.tenantId, job.webhookId);
+    if (!webhook) throw new UndeliverableError("webhook_deleted", "the webhook was deleted");
+    if (!webhook.enabled) {
+      const why = webhook.disabledReason ? `: ${webhook.disabledReason}` : "";
+      throw new UndeliverableError("webhook_disabled", `the webhook is disabled${why}`);
+    }
+    const stored = await store.findVariables(job.tenantId, variablesOf(webhook));
+    const variables = new Map(
+      stored.map((v) => [
+        v.key,
+        v.configType === "secret" ? box.open(v.value, configSecretContext(job.tenantId, v.key)) : v.value,
+      ]),
+    );
+    return buildDeliveryRequest({
+      job,
+      webhook,
+      variables,
+      secret: box.open(webhook.sealedSecret, webhookSecretContext(job.tenantId, webhook.id)),
+      timestampSeconds: Math.floor(now() / 1000),
+    });
+  }
+
+  /** Logs the attempt and the status it leaves the delivery in. */
+  async function record(job: DeliveryJob, attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
+    if (outcome.kind === "failed" && outcome.disableEndpoint) {
+      await store.disableWebhook(job.tenantId, job.webhookId, outcome.reason, now());
+    }
+    const number = await store.recordAttempt(job.tenantId, job.deliveryId, attempt, statusAfter(outcome));
+    const fields = {
+      tenantId: job.tenantId,
+      webhookId: job.webhookId,
+      deliveryId: job.deliveryId,
+      attempt: number,
+      statusCode: attempt.statusCode,
+      durationMs: attempt.durationMs,
+    };
+    if (outcome.kind === "succeeded") deps.log.info("delivered", fields);
+    else if (outcome.kind === "retry")
+      deps.log.info("delivery will be retried", {
+        ...fields,
+        reason: outcome.reason,
+        delayMs: outcome.delayMs,
+      });
+    else
+      deps.log.warn("delivery failed", {
+        ...fields,
+        reason: outcome.reason,
+        endpointDisabled: outcome.disableEndpoint,
+      });
+    if (number === null) deps.log.warn("delivery not in the delivery log", fields);
+  }
+
+  async function sendAndDecide(
+    job: DeliveryJob,
+    request: DeliveryRequest,
+    context: DeliveryContext,
+  ): Promise<DeliveryDecision> {
+    await store.markDelivering(job.tenantId, job.deliveryId, now());
+    const result: AttemptResult = await send(request, context.signal);
+    const attempt = (error: string | null): AttemptRecord => ({
+      startedAt: result.startedAt,
+      durationMs: result.durationMs,
+      statusCode: result.status,
+      responseBody: result.responseBody,
+      error,
+    });
+    if (result.interrupted) {
+      const error = "interrupted: the dispatcher shut down; handed back for a later attempt";
+      await store.recordAttempt(job.tenantId, job.deliveryId, attempt(error), "pending");
+      return { kind: "handed-back" };
+    }
+    const classified = classifyResponse(result.status, result.headers, result.error, {
+      now: now(),
+      maxRetryAfterMs: deps.maxRetryAfterMs,
+    });
+    const outcome = decideOutcome(classified, context.attempt, retry, random());
+    // A failed attempt's error says why in words (redirect, Retry-After, giving up), not only the status code.
+    await record(job, attempt(outcome.kind === "succeeded" ? null : outcome.reason), outcome);
+    return outcome;
+  }
+
+  return async (job, context) => {
+    const status = await store.deliveryStatus(job.tenantId, job.deliveryId);
+    if (status === "succeeded" || status === "failed") {
+      deps.log.info("finished delivery's job dropped", {
+        tenantId: job.tenantId,
+        deliveryId: job.deliveryId,
+        status,
+      });
+      return { kind: "skipped" };
+    }
+    const startedAt = now();
+    let request: DeliveryRequest;
+    try {
+      request = await prepare(job);
+    } catch (error) {
+      if (!(error instanceof UndeliverableError)) throw error;
+      const outcome: DeliveryOutcome = { kind: "failed", reason: error.message, disableEndpoint: false };
+      const attempt = {
+        startedAt,
+        durationMs: 0,
+        statusCode: null,
+        responseBody: null,
+        error: error.message,
+      };
+      await record(job, attempt, outcome);
+      return outcome;
+    }
+    const lease = await limiter.acquire(request.endpoint);
+    if (!lease) return { kind: "busy", delayMs: jitteredDelay(deps.busyDelayMs, 0.5, random()) };
+    try {
+      return await sendAndDecide(job, request, context);
+    } finally {
+      // An unreleased lease expires by itself; failing the delivery over it would resend a finished POST.
+      await lease
+        .release()
+        .catch((error) => deps.log.warn("endpoint lease not released", { error: String(error) }));
+    }
+  };
+}

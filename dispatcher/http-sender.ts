@@ -1,0 +1,157 @@
+/**
+ * Sends one DeliveryRequest: the URL's host is resolved and checked by the
+ * SSRF guard, then the POST goes to a checked address (Host header and TLS
+ * server name set to the URL's host, so virtual hosting and certificate
+ * checks work as usual). Out comes an AttemptResult; it never throws.
+ */
+
+import type { DeliveryRequest } from "./build-request.ts";
+import type { SendError } from "./classify-response.ts";
+import type { DestinationPolicy } from "./ssrf/destination-policy.ts";
+import { parseIp } from "./ssrf/ip-address.ts";
+import {
+  DestinationError,
+  type LookupHost,
+  resolveDestination,
+  systemLookup,
+} from "./ssrf/resolve-destination.ts";
+
+/** How much of a response body is kept in the delivery log. */
+export const RESPONSE_BODY_LIMIT = 1024;
+
+/** What one attempt produced. */
+export interface AttemptResult {
+  /** When the attempt started, ms since the epoch. */
+  startedAt: number;
+  durationMs: number;
+  /** The HTTP status, when an answer came. */
+  status: number | null;
+  headers: Headers | null;
+  /** The first RESPONSE_BODY_LIMIT bytes of the answer's body, as text. */
+  responseBody: string | null;
+  /** Why no answer came. */
+  error: SendError | null;
+  /** The caller's signal stopped the attempt (shutdown): its result says nothing about the receiver. */
+  interrupted: boolean;
+}
+
+export type SendDelivery = (request: DeliveryRequest, signal?: AbortSignal) => Promise<AttemptResult>;
+
+export interface HttpSenderOptions {
+  policy: DestinationPolicy;
+  /** Whole attempt: resolution, connection, answer and the kept part of the body. */
+  timeoutMs: number;
+  /** Default: the system resolver. */
+  lookupHost?: LookupHost;
+  /** Extra trusted CA certificates (PEM), e.g. a test receiver's self-signed one. */
+  tlsCa?: string;
+  now?: () => number;
+}
+
+// Errors that mean the address never took the connection, so the next checked address may be tried.
+const UNREACHED = new Set([
+  "ECONNREFUSED",
+  "ConnectionRefused",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EADDRNOTAVAIL",
+]);
+
+/** Reads at most `limit` bytes of a body and drops the rest. */
+async function readHead(response: Response, limit: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // A body cut off (timeout, reset) keeps what arrived; the status already tells the outcome.
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
+}
+
+/** `url` with its host replaced by `address`; everything else (path, query, credentials) kept. */
+function pinnedUrl(url: URL, address: string): URL {
+  const pinned = new URL(url);
+  pinned.hostname = parseIp(address)?.version === 6 ? `[${address}]` : address;
+  return pinned;
+}
+
+const describe = (error: unknown): { code: string | undefined; message: string } => {
+  const code = (error as { code?: string }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return { code, message: code && !message.includes(code) ? `${code}: ${message}` : message };
+};
+
+/** Creates the sender. Redirects are returned, never followed. */
+export function createHttpSender(options: HttpSenderOptions): SendDelivery {
+  const { policy, timeoutMs, lookupHost = systemLookup, tlsCa, now = Date.now } = options;
+
+  const post = (request: DeliveryRequest, address: string, signal: AbortSignal) => {
+    const headers = new Headers(request.headers);
+    headers.set("host", request.url.host);
+    const isName = parseIp(request.url.hostname.replace(/^\[|\]$/g, "")) === null;
+    const tls = request.url.protocol === "https:" && isName ? { serverName: request.url.hostname } : {};
+    return fetch(pinnedUrl(request.url, address), {
+      method: "POST",
+      headers,
+      body: request.body,
+      redirect: "manual",
+      signal,
+      tls: { ...tls, ...(tlsCa ? { ca: tlsCa } : {}) },
+    });
+  };
+
+  return async (request, outer) => {
+    const startedAt = now();
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
+    const result = (part: Partial<AttemptResult>): AttemptResult => ({
+      startedAt,
+      durationMs: Math.max(0, now() - startedAt),
+      status: null,
+      headers: null,
+      responseBody: null,
+      error: null,
+      interrupted: false,
+      ...part,
+    });
+    try {
+      const addresses = await Promise.race([
+        resolveDestination(request.url, policy, lookupHost),
+        new Promise<never>((_, reject) => {
+          if (signal.aborted) reject(signal.reason);
+          signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+        }),
+      ]);
+      let lastError: unknown;
+      for (const address of addresses) {
+        try {
+          const response = await post(request, address, signal);
+          const responseBody = await readHead(response, RESPONSE_BODY_LIMIT);
+          return result({ status: response.status, headers: response.headers, responseBody });
+        } catch (error) {
+          lastError = error;
+          if (signal.aborted || !UNREACHED.has(describe(error).code ?? "")) break;
+        }
+      }
+      throw lastError;
+    } catch (error) {
+      if (outer?.aborted)
+        return result({ interrupted: true, error: { kind: "connection", message: "interrupted" } });
+      if (timeout.aborted)
+        return result({ error: { kind: "timeout", message: `no answer within ${timeoutMs} ms` } });
+      if (error instanceof DestinationError)
+        return result({ error: { kind: error.kind, message: error.message } });
+      return result({ error: { kind: "connection", message: describe(error).message } });
+    }
+  };
+}

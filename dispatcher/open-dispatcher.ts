@@ -1,0 +1,89 @@
+/**
+ * Assembles a dispatcher from a validated configuration: the store adapter,
+ * the secret box, the per-endpoint limiter, the HTTP sender with its SSRF
+ * policy, the deliverer and the worker. The one place adapters are chosen;
+ * main.ts and the tests both come through here.
+ */
+import { join } from "node:path";
+import type Redis from "ioredis";
+import type { Logger } from "../common/log.ts";
+import { redisKeys } from "../common/redis-keys.ts";
+import { createSecretBox } from "../common/secret-box.ts";
+import { readOrCreateSecret } from "../common/secret-file.ts";
+import type { DispatcherConfig } from "./config.ts";
+import { RETRY_JITTER, type RetryPolicy } from "./decide-outcome.ts";
+import { createDeliverer } from "./deliver.ts";
+import { createEndpointLimiter } from "./endpoint-limiter.ts";
+import { createHttpSender } from "./http-sender.ts";
+import type { LookupHost } from "./ssrf/resolve-destination.ts";
+import { openSqliteDeliveryStore } from "./store/sqlite/sqlite-delivery-store.ts";
+import { createDispatcher, type Dispatcher } from "./worker.ts";
+
+export interface DispatcherEnvironment {
+  redis: Redis;
+  log: Logger;
+  /** Default: the system resolver. */
+  lookupHost?: LookupHost;
+  /** Extra trusted CA certificates (PEM) for receivers. */
+  tlsCa?: string;
+}
+
+export interface OpenDispatcher extends Dispatcher {
+  /** Stops (see Dispatcher.stop) and closes the store. The Redis connection stays the caller's. */
+  close(graceMs: number): Promise<void>;
+}
+
+// A lease outlives the longest attempt by this much, so only a dead dispatcher's leases ever expire.
+const LEASE_MARGIN_MS = 10_000;
+
+/** Builds and starts a dispatcher. */
+export function openDispatcher(
+  config: Readonly<DispatcherConfig>,
+  env: DispatcherEnvironment,
+): OpenDispatcher {
+  const store = openSqliteDeliveryStore(join(config.DATA_DIR, "store.sqlite"));
+  const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
+  const retry: RetryPolicy = { schedule: config.DELIVERY_RETRY_SCHEDULE, jitter: RETRY_JITTER };
+  const limiter = createEndpointLimiter({
+    redis: env.redis,
+    keyPrefix: `${config.REDIS_PREFIX}:endpoint-leases`,
+    limit: config.DELIVERY_ENDPOINT_CONCURRENCY,
+    leaseMs: config.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
+  });
+  const send = createHttpSender({
+    policy: { allowHttp: config.DELIVERY_ALLOW_HTTP, allowedRanges: config.DELIVERY_ALLOW_PRIVATE_NETWORKS },
+    timeoutMs: config.DELIVERY_TIMEOUT_MS,
+    lookupHost: env.lookupHost,
+    tlsCa: env.tlsCa,
+  });
+  const deliver = createDeliverer({
+    store,
+    box,
+    limiter,
+    send,
+    log: env.log,
+    retry,
+    maxRetryAfterMs: config.DELIVERY_RETRY_AFTER_MAX_MS,
+    busyDelayMs: config.DELIVERY_ENDPOINT_BUSY_DELAY_MS,
+  });
+  const dispatcher = createDispatcher({
+    redis: env.redis,
+    keys: redisKeys(config.REDIS_PREFIX),
+    log: env.log,
+    concurrency: config.DISPATCH_CONCURRENCY,
+    deliver,
+    retry,
+    lockDurationMs: config.DISPATCH_LOCK_MS,
+  });
+  let closed = false;
+  return {
+    ready: () => dispatcher.ready(),
+    stop: (graceMs) => dispatcher.stop(graceMs),
+    async close(graceMs) {
+      if (closed) return;
+      closed = true;
+      await dispatcher.stop(graceMs);
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/** The queue contract the API enqueues through: validation, idempotence, requeue. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { DeliveryJob } from "../../common/delivery-job.ts";
+import { enqueueDeliveries, InvalidDeliveryJobError, requeueDelivery } from "../../common/delivery-queue.ts";
+import { eventually } from "../support/eventually.ts";
+import { type Receiver, startReceiver } from "../support/receiver.ts";
+import { type Harness, openHarness } from "./harness.ts";
+
+describe("delivery queue", () => {
+  let h: Harness;
+  let receiver: Receiver;
+  beforeEach(() => {
+    h = openHarness();
+    receiver = startReceiver();
+  });
+  afterEach(async () => {
+    await h.close();
+    await receiver.stop();
+  });
+
+  const statusOf = (job: DeliveryJob) => h.store.delivery(job.deliveryId)?.status;
+
+  test("a job that breaks the contract is refused before it reaches Redis, with the rest of its batch", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    const good = h.store.addDelivery("w1");
+    const bad = { ...good, mutationId: "m2", body: [] } as DeliveryJob;
+    const refused = enqueueDeliveries(h.queue, [good, bad]);
+    await expect(refused).rejects.toThrow(InvalidDeliveryJobError);
+    await expect(refused).rejects.toThrow("jobs[1].body");
+    expect(await h.queue.count()).toBe(0);
+  });
+
+  test("enqueueing the same webhook × mutation again is a no-op", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    const job = h.store.addDelivery("w1");
+    await enqueueDeliveries(h.queue, [job]);
+    await enqueueDeliveries(h.queue, [job, job]);
+    expect(await h.queue.count()).toBe(1);
+  });
+
+  test("after delivery, a re-enqueue is a no-op and a stray duplicate job is dropped without a POST", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    await h.start();
+    const job = h.store.addDelivery("w1");
+    await enqueueDeliveries(h.queue, [job]);
+    await eventually(() => expect(statusOf(job)).toBe("succeeded"));
+    await enqueueDeliveries(h.queue, [job]);
+    // Not reset to pending first: the log says it is finished, so the job is a duplicate.
+    expect(await requeueDelivery(h.queue, job)).toBe("queued");
+    await eventually(() =>
+      expect(h.logLines).toContainEqual(expect.objectContaining({ msg: "finished delivery's job dropped" })),
+    );
+    expect(receiver.requests).toHaveLength(1);
+  });
+
+  test("requeue after a final failure delivers again with a fresh retry budget", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    receiver.respondWith((_, i) => new Response(null, { status: i < 4 ? 500 : 200 }));
+    await h.start({ DELIVERY_RETRY_SCHEDULE: "20ms,20ms,20ms" });
+    const job = h.store.addDelivery("w1");
+    await enqueueDeliveries(h.queue, [job]);
+    await eventually(() => expect(statusOf(job)).toBe("failed"));
+
+    h.store.resetDelivery(job.deliveryId);
+    expect(await requeueDelivery(h.queue, job)).toBe("queued");
+    await eventually(() => expect(statusOf(job)).toBe("succeeded"));
+    expect(h.store.attempts(job.deliveryId).map((a) => [a.attempt, a.status_code])).toEqual([
+      [1, 500],
+      [2, 500],
+      [3, 500],
+      [4, 500],
+      [5, 200],
+    ]);
+  });
+
+  test("requeue of a delivery waiting for its retry runs it at once", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    receiver.respondWith((_, i) => new Response(null, { status: i === 0 ? 500 : 200 }));
+    await h.start({ DELIVERY_RETRY_SCHEDULE: "1h" });
+    const job = h.store.addDelivery("w1");
+    await enqueueDeliveries(h.queue, [job]);
+    await eventually(async () => expect(await h.queue.getDelayedCount()).toBe(1));
+
+    expect(await requeueDelivery(h.queue, job)).toBe("promoted");
+    await eventually(() => expect(statusOf(job)).toBe("succeeded"));
+  });
+
+  test("requeue of a delivery still waiting to be sent changes nothing", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    const job = h.store.addDelivery("w1");
+    await enqueueDeliveries(h.queue, [job]);
+    expect(await requeueDelivery(h.queue, job)).toBe("already-queued");
+    expect(await h.queue.count()).toBe(1);
+  });
+});

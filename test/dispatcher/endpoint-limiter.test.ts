@@ -1,0 +1,40 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createEndpointLimiter, type EndpointLimiter } from "../../dispatcher/endpoint-limiter.ts";
+import { openTestRedis, type TestRedis } from "../support/redis.ts";
+
+describe("endpoint limiter", () => {
+  let r: TestRedis;
+  let limiter: (leaseMs?: number) => EndpointLimiter;
+  beforeEach(() => {
+    r = openTestRedis();
+    limiter = (leaseMs = 10_000) =>
+      createEndpointLimiter({ redis: r.redis, keyPrefix: `${r.prefix}:endpoint-leases`, limit: 2, leaseMs });
+  });
+  afterEach(() => r.close());
+
+  test("the limit holds across limiter instances (processes) and per endpoint", async () => {
+    const a = limiter();
+    const b = limiter();
+    const first = await a.acquire("hooks.example:443");
+    const second = await b.acquire("hooks.example:443");
+    expect(first).not.toBeNull();
+    expect(second).not.toBeNull();
+    expect(await a.acquire("hooks.example:443")).toBeNull();
+    expect(await b.acquire("hooks.example:443")).toBeNull();
+    expect(await a.acquire("other.example:443")).not.toBeNull();
+
+    await first?.release();
+    await first?.release(); // twice is harmless: it does not free someone else's slot
+    expect(await b.acquire("hooks.example:443")).not.toBeNull();
+    expect(await b.acquire("hooks.example:443")).toBeNull();
+  });
+
+  test("a dead holder's leases expire and the slots come back", async () => {
+    const dead = limiter(150);
+    expect(await dead.acquire("e:1")).not.toBeNull();
+    expect(await dead.acquire("e:1")).not.toBeNull();
+    expect(await limiter().acquire("e:1")).toBeNull();
+    await Bun.sleep(200);
+    expect(await limiter().acquire("e:1")).not.toBeNull();
+  });
+});
