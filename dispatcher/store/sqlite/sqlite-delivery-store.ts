@@ -28,42 +28,40 @@ interface VariableRow {
   value: string;
 }
 
-/** Opens the store file at `path` (created empty if absent; the API migrates it). */
+const SQL = {
+  webhook:
+    "SELECT tenant_id, id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ? AND id = ?",
+  status: "SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?",
+  delivering: `UPDATE deliveries SET status = 'delivering', updated_at = ?
+    WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
+  count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
+    WHERE tenant_id = ? AND id = ? RETURNING attempts`,
+  attempt: `INSERT INTO delivery_attempts
+    (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  disable: `UPDATE webhooks SET enabled = 0, disabled_reason = ?, version = version + 1, updated_at = ?
+    WHERE tenant_id = ? AND id = ?`,
+};
+
+/**
+ * Opens the store file at `path`, creating it empty if absent. The dispatcher
+ * may start before the API has migrated the file, so statements are prepared
+ * on first use (`db.query` caches them), not here.
+ */
 export function openSqliteDeliveryStore(path: string): DeliveryStore {
   const db = new Database(path, { create: true, strict: true });
+  // First, so that switching to WAL waits for an API that is migrating the file right now.
+  db.run("PRAGMA busy_timeout = 5000");
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
-  db.run("PRAGMA busy_timeout = 5000");
-
-  const q = {
-    webhook: db.query<WebhookRow, [string, string]>(
-      "SELECT tenant_id, id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ? AND id = ?",
-    ),
-    status: db.query<{ status: DeliveryStatus }, [string, string]>(
-      "SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?",
-    ),
-    delivering: db.query(
-      `UPDATE deliveries SET status = 'delivering', updated_at = ?
-       WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
-    ),
-    count: db.query<{ attempts: number }, [string, number, string, string]>(
-      "UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ? WHERE tenant_id = ? AND id = ? RETURNING attempts",
-    ),
-    attempt: db.query(
-      `INSERT INTO delivery_attempts (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    disable: db.query(
-      `UPDATE webhooks SET enabled = 0, disabled_reason = ?, version = version + 1, updated_at = ?
-       WHERE tenant_id = ? AND id = ?`,
-    ),
-  };
 
   const record = db.transaction(
     (tenantId: string, deliveryId: string, a: AttemptRecord, status: DeliveryStatus): number | null => {
-      const counted = q.count.get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
+      const counted = db
+        .query<{ attempts: number }, [string, number, string, string]>(SQL.count)
+        .get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
       if (!counted) return null;
-      q.attempt.run(
+      db.query(SQL.attempt).run(
         tenantId,
         deliveryId,
         counted.attempts,
@@ -79,7 +77,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
   return {
     async findWebhook(tenantId, webhookId): Promise<DeliveryWebhook | null> {
-      const row = q.webhook.get(tenantId, webhookId);
+      const row = db.query<WebhookRow, [string, string]>(SQL.webhook).get(tenantId, webhookId);
       if (!row) return null;
       return {
         tenantId: row.tenant_id,
@@ -100,14 +98,16 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
         .all(tenantId, ...keys)
         .map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
     },
-    deliveryStatus: async (tenantId, deliveryId) => q.status.get(tenantId, deliveryId)?.status ?? null,
+    deliveryStatus: async (tenantId, deliveryId) =>
+      db.query<{ status: DeliveryStatus }, [string, string]>(SQL.status).get(tenantId, deliveryId)?.status ??
+      null,
     async markDelivering(tenantId, deliveryId, at) {
-      q.delivering.run(at, tenantId, deliveryId);
+      db.query(SQL.delivering).run(at, tenantId, deliveryId);
     },
     recordAttempt: async (tenantId, deliveryId, attempt, status) =>
       record.immediate(tenantId, deliveryId, attempt, status),
     async disableWebhook(tenantId, webhookId, reason, at) {
-      q.disable.run(reason, at, tenantId, webhookId);
+      db.query(SQL.disable).run(reason, at, tenantId, webhookId);
     },
     async close() {
       db.close();
