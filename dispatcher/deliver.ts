@@ -9,7 +9,13 @@ import type { Logger } from "../common/log.ts";
 import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
 import { buildDeliveryRequest, type DeliveryRequest, variablesOf } from "./build-request.ts";
 import { classifyResponse } from "./classify-response.ts";
-import { type DeliveryOutcome, decideOutcome, jitteredDelay, type RetryPolicy } from "./decide-outcome.ts";
+import {
+  type DeliveryOutcome,
+  decideOutcome,
+  jitteredDelay,
+  maxAttempts,
+  type RetryPolicy,
+} from "./decide-outcome.ts";
 import type { AttemptRecord, DeliveryStore } from "./delivery-store.ts";
 import type { EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
@@ -154,16 +160,16 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     try {
       request = await prepare(job);
     } catch (error) {
-      if (!(error instanceof UndeliverableError)) throw error;
-      const outcome: DeliveryOutcome = { kind: "failed", reason: error.message, disableEndpoint: false };
-      const attempt = {
-        startedAt,
-        durationMs: 0,
-        statusCode: null,
-        responseBody: null,
-        error: error.message,
-      };
-      await record(job, attempt, outcome);
+      // Internal errors (store, secrets) are retried by the worker; on the last attempt the log says why it ended.
+      const internal = !(error instanceof UndeliverableError);
+      if (internal && context.attempt < maxAttempts(retry)) throw error;
+      const reason = internal ? `internal error: ${(error as Error).message}` : (error as Error).message;
+      const outcome: DeliveryOutcome = { kind: "failed", reason, disableEndpoint: false };
+      await record(
+        job,
+        { startedAt, durationMs: 0, statusCode: null, responseBody: null, error: reason },
+        outcome,
+      );
       return outcome;
     }
     const lease = await limiter.acquire(request.endpoint);

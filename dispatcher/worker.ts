@@ -114,9 +114,14 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     },
   );
   worker.on("error", (error) => log.warn("delivery worker error", describeError(error)));
+  // Emitted for every failed attempt, retried or not; decisions are logged by `deliver`, internal errors here.
   worker.on("failed", (job, error) => {
     if (error instanceof RetryDeliveryError || error instanceof UnrecoverableError) return;
-    log.error("delivery job failed with an internal error", { jobId: job?.id, ...describeError(error) });
+    log.error("internal error in a delivery", {
+      jobId: job?.id,
+      attemptsMade: job?.attemptsMade,
+      ...describeError(error),
+    });
   });
 
   return {

@@ -255,4 +255,20 @@ describe("delivery", () => {
     expect(await finished(job.deliveryId)).toBe("succeeded");
     expect(h.store.attempts(job.deliveryId)[0]?.response_body).toBe("x".repeat(1024));
   });
+
+  test("a secret the dispatcher cannot open is retried as an internal error, then fails with the reason logged", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    await h.start({
+      SECRETS_KEY: "another-key-another-key-another-key-0123",
+      DELIVERY_RETRY_SCHEDULE: "20ms,20ms",
+    });
+    const job = h.store.addDelivery("w1");
+    await enqueueDeliveries(h.queue, [job]);
+
+    expect(await finished(job.deliveryId)).toBe("failed");
+    expect(receiver.requests).toEqual([]);
+    const attempts = h.store.attempts(job.deliveryId);
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]?.error).toStartWith("internal error: ");
+  });
 });
