@@ -1,7 +1,8 @@
 /**
  * The delivery queue as both processes see it: the API puts DeliveryJobs on
  * it (validated here, before they reach Redis), the dispatcher consumes them
- * (dispatcher/worker.ts). Job options that both sides must agree on live here.
+ * (dispatcher/worker.ts). One job per webhook × mutation; the dispatcher owns
+ * the retry policy, so jobs carry no BullMQ attempts or backoff options.
  */
 import { Queue } from "bullmq";
 import type Redis from "ioredis";
@@ -13,32 +14,18 @@ export type DeliveryQueue = Queue<DeliveryJob>;
 /** The BullMQ job name of every delivery. */
 export const DELIVERY_JOB_NAME = "deliver";
 
-/** The backoff strategy name the dispatcher's worker implements (its retry schedule and Retry-After). */
-export const DELIVERY_BACKOFF = "delivery-schedule";
-
 /**
- * A ceiling on BullMQ attempts per job, not the retry policy: the dispatcher
- * gives up by its own schedule (DELIVERY_RETRY_SCHEDULE), which must stay below this.
- */
-export const MAX_JOB_ATTEMPTS = 50;
-
-/**
- * Finished jobs are kept for a while so that a re-enqueue of the same
- * webhook × mutation (the change feed re-reading after a crash) finds the job
- * id taken and is a no-op. Completed: 1 hour, at most 10,000; failed: 1 day,
- * at most 10,000. The delivery log in the store is the lasting record.
+ * Finished jobs are kept a while (completed: 1 hour, failed: 1 day, at most
+ * 1,000 each; bodies can be large) so a re-enqueue soon after finds the job id
+ * taken. Later duplicates are harmless too: the dispatcher drops a job whose
+ * delivery the delivery log already shows finished. The log is the lasting record.
  */
 const RETENTION = {
-  removeOnComplete: { age: 3600, count: 10_000 },
-  removeOnFail: { age: 86_400, count: 10_000 },
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 86_400, count: 1000 },
 } as const;
 
-const jobOptions = (jobId: string) => ({
-  jobId,
-  attempts: MAX_JOB_ATTEMPTS,
-  backoff: { type: DELIVERY_BACKOFF },
-  ...RETENTION,
-});
+const jobOptions = (jobId: string) => ({ jobId, ...RETENTION });
 
 /** Thrown when a job does not satisfy DeliveryJobSchema; nothing of the batch was enqueued. */
 export class InvalidDeliveryJobError extends Error {
@@ -50,7 +37,10 @@ export class InvalidDeliveryJobError extends Error {
 
 /** The delivery queue on `redis` under the deployment's prefix. Close it with `queue.close()`. */
 export function createDeliveryQueue(redis: Redis, keys: RedisKeys): DeliveryQueue {
-  return new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const queue = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  // Connection trouble is reported by the connection's own handler; enqueue failures reach the caller.
+  queue.on("error", () => undefined);
+  return queue;
 }
 
 function validated(jobs: readonly DeliveryJob[]): DeliveryJob[] {
@@ -98,7 +88,8 @@ export type RequeueResult =
  * Queues one delivery again for a manual retry or a recover, even when its
  * earlier job finished (a finished job still holding the id is replaced, so
  * the id dedup does not swallow the retry). The new job gets a fresh retry
- * budget. The caller sets the delivery log row back to `pending` first.
+ * budget. The caller sets the delivery log row back to `pending` first:
+ * the dispatcher drops jobs of deliveries the log shows finished.
  * @throws InvalidDeliveryJobError when the job breaks the contract.
  */
 export async function requeueDelivery(queue: DeliveryQueue, job: DeliveryJob): Promise<RequeueResult> {

@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 import { positiveInt, sharedConfigFields } from "../common/config-fields.ts";
-import { MAX_JOB_ATTEMPTS } from "../common/delivery-queue.ts";
 import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
 import { parseAllowedRanges } from "./ssrf/destination-policy.ts";
 
@@ -56,10 +55,7 @@ export const DispatcherConfigSchema = z.object({
    * Waits before each retry, comma-separated with units ms/s/m/h; each is
    * jittered ±20%. Attempts in all = entries + 1. Default `5s,30s,5m,30m,3h` (6 attempts).
    */
-  DELIVERY_RETRY_SCHEDULE: parsedWith(parseDurationList, "5s,30s,5m,30m,3h").refine(
-    (schedule) => schedule.length < MAX_JOB_ATTEMPTS,
-    `at most ${MAX_JOB_ATTEMPTS - 1} retries`,
-  ),
+  DELIVERY_RETRY_SCHEDULE: parsedWith(parseDurationList, "5s,30s,5m,30m,3h"),
   /** Longest `Retry-After` (on 429/503) honoured, in ms; longer ones are cut to it. Default 3600000 (1 h). */
   DELIVERY_RETRY_AFTER_MAX_MS: positiveInt(3_600_000),
   /** Deliveries in flight to one endpoint (host:port) across all dispatchers. Default 8. */

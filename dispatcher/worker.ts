@@ -1,15 +1,17 @@
 /**
  * Consumes the delivery queue: each job is validated against the shared
  * DeliveryJob schema, handed to `deliver`, and its DeliveryDecision turned
- * into what BullMQ should do — complete, retry after a delay (spending an
- * attempt), fail for good, or wait without spending one (endpoint busy,
- * handed back at shutdown). A job that fails validation can never succeed,
- * so it fails at once instead of being retried.
+ * into what BullMQ should do — complete, fail for good, or wait in the
+ * delayed set (a retry, which spends an attempt; a busy endpoint or a
+ * hand-back at shutdown, which do not). The dispatcher owns the retry
+ * policy: attempts are counted in the job's progress and retries are delays
+ * it sets itself, so a job behaves the same whatever BullMQ options it was
+ * enqueued with. A job that fails validation can never succeed, so it fails
+ * at once.
  */
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type Redis from "ioredis";
 import { type DeliveryJob, DeliveryJobSchema } from "../common/delivery-job.ts";
-import { DELIVERY_BACKOFF } from "../common/delivery-queue.ts";
 import { describeError, type Logger } from "../common/log.ts";
 import { DELIVERY_QUEUE, type RedisKeys } from "../common/redis-keys.ts";
 import { type RetryPolicy, scheduledDelay } from "./decide-outcome.ts";
@@ -21,9 +23,9 @@ export interface DispatcherDeps {
   log: Logger;
   /** Deliveries in flight at once in this process. */
   concurrency: number;
-  /** Performs one attempt of a delivery and says what should follow. Throwing is an internal error: retried by `retry`. */
+  /** Performs one attempt of a delivery and says what should follow. Throwing is an internal error, retried by `retry`. */
   deliver: Deliver;
-  /** Waits between attempts after internal errors (decisions carry their own waits). */
+  /** Waits between attempts after internal errors (decisions carry their own waits) and the attempt budget. */
   retry: RetryPolicy;
   /** How long a job stays locked to a dispatcher that stopped answering (killed) before another takes it over. Default 30000. */
   lockDurationMs?: number;
@@ -38,17 +40,6 @@ export interface Dispatcher {
    * without spending an attempt).
    */
   stop(graceMs: number): Promise<void>;
-}
-
-/** A retry decided by the retry policy, carrying its wait for the backoff strategy. */
-class RetryDeliveryError extends Error {
-  constructor(
-    message: string,
-    readonly delayMs: number,
-  ) {
-    super(message);
-    this.name = "RetryDeliveryError";
-  }
 }
 
 // A killed dispatcher's job stalls once; a job stalling this often is crashing dispatchers and is failed.
@@ -66,22 +57,46 @@ const settlesWithin = (promise: Promise<unknown>, ms: number) =>
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { redis, keys, log, concurrency, deliver, retry } = deps;
 
+  /** Attempts this job has made: kept in its progress, so they survive delays, hand-backs and restarts. */
+  const attemptsMade = (job: Job<unknown>) => (typeof job.progress === "number" ? job.progress : 0);
+
+  /** Parks the job in the delayed set until `at`; DelayedError tells the worker it has moved. */
+  async function delay(job: Job<unknown>, token: string | undefined, at: number): Promise<never> {
+    await job.moveToDelayed(at, token);
+    throw new DelayedError();
+  }
+
   /** Carries out a decision; throws what tells BullMQ the job's next state. */
   async function apply(decision: DeliveryDecision, job: Job<unknown>, token: string | undefined) {
     switch (decision.kind) {
       case "succeeded":
       case "skipped":
         return decision.kind;
-      case "retry":
-        throw new RetryDeliveryError(decision.reason, decision.delayMs);
       case "failed":
         throw new UnrecoverableError(decision.reason);
+      case "retry":
+        // Counted before the move: a crash in between re-runs the job as the next attempt, which is true.
+        await job.updateProgress(attemptsMade(job) + 1);
+        return delay(job, token, Date.now() + decision.delayMs);
       case "busy":
+        return delay(job, token, Date.now() + decision.delayMs);
       case "handed-back":
-        // moveToDelayed does not count an attempt; DelayedError tells the worker the job has moved.
-        await job.moveToDelayed(Date.now() + (decision.kind === "busy" ? decision.delayMs : 0), token);
-        throw new DelayedError();
+        return delay(job, token, Date.now());
     }
+  }
+
+  /** An error `deliver` threw (store, Redis): retried by the schedule like a failed attempt, then final. */
+  async function retryInternal(error: unknown, job: Job<unknown>, token: string | undefined) {
+    const attempt = attemptsMade(job) + 1;
+    const wait = scheduledDelay(retry, attempt, Math.random());
+    log.error("internal error in a delivery", {
+      jobId: job.id,
+      attempt,
+      retryInMs: wait,
+      ...describeError(error),
+    });
+    if (wait === null) throw new UnrecoverableError(`internal error: ${(error as Error).message}`);
+    return apply({ kind: "retry", delayMs: wait, reason: "internal error" }, job, token);
   }
 
   const worker = new Worker(
@@ -94,7 +109,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       }
       const data: DeliveryJob = parsed.data;
       if (signal?.aborted) return apply({ kind: "handed-back" }, job, token);
-      return apply(await deliver(data, { attempt: job.attemptsMade + 1, signal }), job, token);
+      let decision: DeliveryDecision;
+      try {
+        decision = await deliver(data, { attempt: attemptsMade(job) + 1, signal });
+      } catch (error) {
+        return retryInternal(error, job, token);
+      }
+      return apply(decision, job, token);
     },
     {
       connection: redis,
@@ -104,25 +125,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       lockDuration: deps.lockDurationMs ?? 30_000,
       stalledInterval: deps.lockDurationMs ?? 30_000,
       maxStalledCount: MAX_STALLED,
-      settings: {
-        backoffStrategy: (attemptsMade, type, error) => {
-          if (error instanceof RetryDeliveryError) return error.delayMs;
-          if (type !== DELIVERY_BACKOFF) return -1;
-          return scheduledDelay(retry, attemptsMade, Math.random()) ?? -1;
-        },
-      },
     },
   );
   worker.on("error", (error) => log.warn("delivery worker error", describeError(error)));
-  // Emitted for every failed attempt, retried or not; decisions are logged by `deliver`, internal errors here.
-  worker.on("failed", (job, error) => {
-    if (error instanceof RetryDeliveryError || error instanceof UnrecoverableError) return;
-    log.error("internal error in a delivery", {
-      jobId: job?.id,
-      attemptsMade: job?.attemptsMade,
-      ...describeError(error),
-    });
-  });
 
   return {
     ready: () => worker.waitUntilReady().then(() => undefined),

@@ -88,13 +88,8 @@ describe("dispatcher worker", () => {
       if (j.deliveryId === "d2") return seen.length < 6 ? { kind: "busy", delayMs: 20 } : undefined;
       return { kind: "failed", reason: "gone", disableEndpoint: true };
     });
-    const [one, two, three] = await queue.addBulk(
-      [1, 2, 3].map((n) => ({
-        name: "deliver",
-        data: job(n),
-        opts: { attempts: 50, backoff: { type: "delivery-schedule" } },
-      })),
-    );
+    // Plain jobs (BullMQ's default of one attempt): the dispatcher's own policy decides.
+    const [one, two, three] = await queue.addBulk([1, 2, 3].map((n) => ({ name: "deliver", data: job(n) })));
     await eventually(async () => expect(await one?.getState()).toBe("completed"));
     await eventually(async () => expect(await two?.getState()).toBe("completed"));
     await eventually(async () => expect(await three?.getState()).toBe("failed"));
@@ -109,11 +104,9 @@ describe("dispatcher worker", () => {
       calls++;
       throw new Error("store unavailable");
     });
-    const added = await queue.add("deliver", job(1), {
-      attempts: 50,
-      backoff: { type: "delivery-schedule" },
-    });
+    const added = await queue.add("deliver", job(1));
     await eventually(async () => expect(await added.getState()).toBe("failed"));
     expect(calls).toBe(3);
+    expect((await queue.getJob(added.id ?? ""))?.failedReason).toBe("internal error: store unavailable");
   });
 });
