@@ -7,7 +7,8 @@ import { NotFoundError, UnauthorizedError, ValidationError } from "../../common/
 import type { Role, Store, StoreWriter, TokenRecord, User } from "../store/store.ts";
 import type { Principal } from "./principal.ts";
 import { createTokenCache } from "./token-cache.ts";
-import { peekExpiry, type TokenSigner } from "./token-signer.ts";
+import { peekExpiry, type TokenClaims, type TokenSigner } from "./token-signer.ts";
+
 import { bearerToken, unwrapToken, wrapToken } from "./token-text.ts";
 
 export interface AuthServiceDeps {
@@ -40,6 +41,19 @@ export type AuthService = ReturnType<typeof createAuthService>;
 
 export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }: AuthServiceDeps) {
   const cache = createTokenCache<CachedLookup>(cacheTtlMs);
+  // A signature, once verified, stays valid: verifying HMAC (and importing its key) on every request
+  // was the largest cost of an authenticated request. Expiry and revocation are still checked each time.
+  const verified = createTokenCache<TokenClaims | null>(cacheTtlMs * 12);
+
+  async function verifyCached(jwt: string): Promise<TokenClaims | null> {
+    const known = verified.get(jwt, now());
+    if (known !== undefined)
+      return known && known.exp !== undefined && known.exp * 1000 <= now() ? null : known;
+
+    const claims = await signer.verify(jwt);
+    if (claims) verified.set(jwt, claims, now());
+    return claims;
+  }
 
   async function lookUp(tenantId: string, jti: string): Promise<CachedLookup> {
     const key = `${tenantId}\u0000${jti}`;
@@ -65,7 +79,7 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
         throw new UnauthorizedError("the Authorization header must have the form 'Bearer <token>'");
       const jwt = unwrapToken(presented);
       if (!jwt) throw new UnauthorizedError("the token is malformed");
-      const claims = await signer.verify(jwt);
+      const claims = await verifyCached(jwt);
       if (!claims) {
         const exp = peekExpiry(jwt);
         if (exp !== null && exp * 1000 <= now()) throw new UnauthorizedError("the token has expired");

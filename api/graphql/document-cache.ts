@@ -4,11 +4,14 @@
  * validation entirely; failures are not cached.
  */
 import type { DocumentNode, OperationDefinitionNode } from "graphql";
+import type { CompiledQuery } from "graphql-jit";
 
 export interface CachedDocument {
   document: DocumentNode;
   /** Operations by name ("" for the anonymous one). */
   operations: Map<string, OperationDefinitionNode>;
+  /** graphql-jit's compiled operations by name, made on first run; null where it could not compile. */
+  compiled: Map<string, CompiledQuery | null>;
 }
 
 export type DocumentCache = ReturnType<typeof createDocumentCache>;
@@ -33,7 +36,8 @@ export function createDocumentCache(size: number) {
         if (definition.kind === "OperationDefinition")
           operations.set(definition.name?.value ?? "", definition);
       }
-      const entry = { document, operations };
+      const entry = { document, operations, compiled: new Map() };
+
       entries.set(keyOf(tenantId, version, query), entry);
       if (entries.size > size) entries.delete(entries.keys().next().value as string);
       return entry;

@@ -1,17 +1,10 @@
 /** `/graphql/*`: the tenant's schema as SDL, and GraphQL over HTTP (POST, and GET for queries). */
 import { Elysia } from "elysia";
-import { z } from "zod";
 import { BadRequestError } from "../../common/errors.ts";
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
-import { parseBody } from "../http/parse-body.ts";
+import { parseGraphQLRequest } from "./graphql-request.ts";
 import type { GraphQLService } from "./graphql-service.ts";
-
-const RequestSchema = z.object({
-  query: z.string().min(1),
-  variables: z.record(z.string(), z.unknown()).nullish(),
-  operationName: z.string().nullish(),
-});
 
 /** GET parameters → the request shape: `variables` is JSON text there. */
 function fromSearchParams(query: Record<string, string | undefined>): Record<string, unknown> {
@@ -46,7 +39,7 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
     .post(
       "/graphql",
       async ({ principal, body, set }) => {
-        const { status, body: answer } = await graphql.execute(principal, parseBody(RequestSchema, body));
+        const { status, body: answer } = await graphql.execute(principal, parseGraphQLRequest(body));
         set.status = status;
         return answer;
       },
@@ -55,7 +48,7 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
     .get(
       "/graphql",
       async ({ principal, query, set }) => {
-        const request = parseBody(RequestSchema, fromSearchParams(query));
+        const request = parseGraphQLRequest(fromSearchParams(query));
         const { status, body: answer } = await graphql.execute(principal, request, true);
         set.status = status;
         return answer;

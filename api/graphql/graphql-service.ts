@@ -8,13 +8,16 @@ import {
   type ExecutionResult,
   execute,
   type GraphQLError,
+  type OperationDefinitionNode,
   parse,
   validate,
 } from "graphql";
+import { compileQuery, isCompiledQuery } from "graphql-jit";
 import type { Logger } from "../../common/log.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
+
 import { checkDocumentLimits, type DocumentLimits } from "./document-limits.ts";
 import { formatGraphQLError, requestError } from "./format-error.ts";
 import { createRequestLoaders, type GraphQLContext } from "./graphql-context.ts";
@@ -39,7 +42,7 @@ export function createGraphQLService(
   schemas: SchemaCache,
   limits: DocumentLimits,
   log: Logger,
-  documentCacheSize = 2000,
+  { documentCacheSize = 2000, jit = true }: { documentCacheSize?: number; jit?: boolean } = {},
 ) {
   const documents = createDocumentCache(documentCacheSize);
   const schemaOf = async (tenantId: string): Promise<TenantSchema> =>
@@ -76,6 +79,24 @@ export function createGraphQLService(
       if (breach) return { failure: requestError("LIMIT_EXCEEDED", breach) };
     }
     return documents.set(tenantId, tenantSchema.version, query, document);
+  }
+
+  /**
+   * The operation compiled by graphql-jit (once per cached document), or null to run it with graphql-js:
+   * when JIT is off, or for an operation graphql-jit cannot compile.
+   */
+  function compiledOperation(
+    prepared: CachedDocument,
+    tenantSchema: TenantSchema,
+    operation: OperationDefinitionNode,
+  ) {
+    if (!jit) return null;
+    const name = operation.name?.value ?? "";
+    if (!prepared.compiled.has(name)) {
+      const compiled = compileQuery(tenantSchema.schema, prepared.document, operation.name?.value);
+      prepared.compiled.set(name, isCompiledQuery(compiled) ? compiled : null);
+    }
+    return prepared.compiled.get(name) ?? null;
   }
 
   return {
@@ -116,13 +137,20 @@ export function createGraphQLService(
           405,
         );
       }
-      const result = (await execute({
-        schema: tenantSchema.schema,
-        document: prepared.document,
-        variableValues: request.variables ?? undefined,
-        operationName: request.operationName ?? undefined,
-        contextValue: { principal, loaders: createRequestLoaders() } satisfies GraphQLContext,
-      })) as ExecutionResult;
+      const context: GraphQLContext = { principal, loaders: createRequestLoaders() };
+      const compiled = compiledOperation(prepared, tenantSchema, operation);
+      const result = (
+        compiled
+          ? await compiled.query(undefined, context, request.variables ?? {})
+          : await execute({
+              schema: tenantSchema.schema,
+              document: prepared.document,
+              variableValues: request.variables ?? undefined,
+              operationName: request.operationName ?? undefined,
+              contextValue: context,
+            })
+      ) as ExecutionResult;
+
       const body: Record<string, unknown> = {};
       if (result.errors) body.errors = result.errors.map((error) => formatGraphQLError(error, log));
       // A mutation is all or nothing: when it failed, nothing it reported holds.

@@ -9,11 +9,14 @@ export interface FilterNeeds {
   /** Distinct reference chains followed from the root record(s), with the root they start from. */
   paths: { root: FieldOperand["root"]; hops: Hop[] }[];
   hasSubquery: boolean;
+  /** The filter reads NOW(): its compiled form depends on the moment it runs. */
+  usesNow: boolean;
 }
 
 export function filterNeeds(filter: CheckedFilter): FilterNeeds {
   const paths = new Map<string, { root: FieldOperand["root"]; hops: Hop[] }>();
   let hasSubquery = false;
+  let usesNow = false;
   const subject = (operand: unknown) => {
     const field = operand as FieldOperand;
     if (field?.kind !== "field" || field.hops.length === 0) return;
@@ -34,10 +37,12 @@ export function filterNeeds(filter: CheckedFilter): FilterNeeds {
       case "compare":
         subject(condition.left);
         subject(condition.right);
+        if (condition.right.kind === "now") usesNow = true;
         return;
       case "inSelect":
         hasSubquery = true;
         subject(condition.subject);
+        if (condition.where) walk(condition.where);
         return;
       case "isNull":
       case "like":
@@ -50,5 +55,5 @@ export function filterNeeds(filter: CheckedFilter): FilterNeeds {
     }
   };
   walk(filter.condition);
-  return { paths: [...paths.values()], hasSubquery };
+  return { paths: [...paths.values()], hasSubquery, usesNow };
 }

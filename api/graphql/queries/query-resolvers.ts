@@ -9,10 +9,11 @@ import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.t
 import type { RecordValues } from "../../catalogue/record-values.ts";
 import type { Store } from "../../store/store.ts";
 import { prepareFilter } from "../filter/check-filter.ts";
+import type { CheckedFilter } from "../filter/checked-filter.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
 import { createBatchLoader } from "./batch-loader.ts";
 import { decodeCursor, encodeCursor, orderFingerprint } from "./cursor.ts";
-import { parseOrderBy } from "./parse-order-by.ts";
+import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
 
 type Resolver = GraphQLFieldResolver<RecordValues, GraphQLContext>;
 
@@ -35,8 +36,27 @@ interface ListArgs {
 
 export function createQueryResolvers(store: Store, catalogue: Catalogue, limits: QueryLimits) {
   const objectNamed = (name: string) => catalogue.objects.find((object) => object.name === name) as ObjectDef;
-  const filterOf = (object: ObjectDef, text: string | null | undefined) =>
-    text ? prepareFilter(text, object, catalogue) : null;
+  // Checked filters and orders, per object and text: a client sends the same ones again and again.
+  const prepared = new Map<
+    string,
+    { filter: CheckedFilter | null; order: OrderTerm[]; fingerprint: string }
+  >();
+  const prepare = (
+    object: ObjectDef,
+    filterText: string | null | undefined,
+    orderText: string | null | undefined,
+  ) => {
+    const key = `${object.name}\u0000${filterText ?? ""}\u0000${orderText ?? ""}`;
+    let entry = prepared.get(key);
+    if (!entry) {
+      const order = parseOrderBy(orderText, object, catalogue);
+      const filter = filterText ? prepareFilter(filterText, object, catalogue) : null;
+      entry = { filter, order, fingerprint: orderFingerprint(order) };
+      if (prepared.size >= 1000) prepared.delete(prepared.keys().next().value as string);
+      prepared.set(key, entry);
+    }
+    return entry;
+  };
 
   /** This request's loader of `object` records by UID. */
   const byUid = (context: GraphQLContext, object: ObjectDef) =>
@@ -56,9 +76,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
       if (first < 0 || (args.offset ?? 0) < 0)
         throw new ValidationError("first and offset must not be negative");
       const offset = args.offset ?? 0;
-      const filter = filterOf(object, args.filter);
-      const order = parseOrderBy(args.orderBy, object, catalogue);
-      const fingerprint = orderFingerprint(order);
+      const { filter, order, fingerprint } = prepare(object, args.filter, args.orderBy);
       const after = args.after ? decodeCursor(args.after, fingerprint, order.length) : null;
       const now = Date.now();
       const tenantId = context.principal.tenantId;
@@ -113,8 +131,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
       const child = objectNamed(reference.objectName);
       const key = `reverse:${reference.id}:${info.path.key}:${JSON.stringify(args)}`;
       const loader = context.loaders.get(key, () => {
-        const filter = filterOf(child, args.filter);
-        const order = parseOrderBy(args.orderBy, child, catalogue);
+        const { filter, order } = prepare(child, args.filter, args.orderBy);
         return createBatchLoader<string, RecordValues[]>(async (parents) => {
           const rows = await store.listRelated(context.principal.tenantId, child, reference, parents, {
             filter,

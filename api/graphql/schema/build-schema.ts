@@ -218,7 +218,14 @@ function connectionType(object: ObjectDef, node: GraphQLObjectType): GraphQLObje
     fields: {
       edges: { type: nonNull(new GraphQLList(nonNull(edge))) },
       pageInfo: { type: nonNull(PageInfo) },
-      totalCount: { type: nonNull(GraphQLInt) },
+      totalCount: {
+        type: nonNull(GraphQLInt),
+        // A list resolver passes a function, so the count runs only when selected.
+        resolve: (source) => {
+          const count = (source as { totalCount: unknown }).totalCount;
+          return typeof count === "function" ? count() : count;
+        },
+      },
     },
   });
 }

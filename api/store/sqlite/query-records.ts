@@ -7,9 +7,11 @@
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { CheckedFilter } from "../../graphql/filter/checked-filter.ts";
+import { filterNeeds } from "../../graphql/filter/filter-needs.ts";
 import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
 import type { ListedRecord, StoreReader } from "../store.ts";
 import { compileFilter } from "./compile-filter.ts";
+
 import { type ColumnValue, quoteIdent } from "./record-codec.ts";
 import { decodeRow } from "./record-session.ts";
 
@@ -18,8 +20,39 @@ type Row = Record<string, ColumnValue>;
 
 const BASE = "r";
 
-/** FROM clause pieces for a filter and an order over `object`. */
+type Plan = ReturnType<typeof buildPlan>;
+const NO_FILTER = {};
+const plans = new WeakMap<readonly OrderTerm[], WeakMap<object, Plan>>();
+const readsNow = new WeakMap<CheckedFilter, boolean>();
+const NO_ORDER: readonly OrderTerm[] = [];
+
+/**
+ * The plan of a filter and an order, built once per pair: the resolvers hand the same checked filter
+ * and order objects back for the same texts. A filter reading NOW() is planned afresh each time.
+ */
 function plan(
+  tableOf: (object: ObjectDef) => string,
+  filter: CheckedFilter | null,
+  order: readonly OrderTerm[],
+  now: number,
+): Plan {
+  if (filter && !readsNow.has(filter)) readsNow.set(filter, filterNeeds(filter).usesNow);
+  if (filter && readsNow.get(filter)) return buildPlan(tableOf, filter, order, now);
+  let byFilter = plans.get(order);
+  if (!byFilter) {
+    byFilter = new WeakMap();
+    plans.set(order, byFilter);
+  }
+  let cached = byFilter.get(filter ?? NO_FILTER);
+  if (!cached) {
+    cached = buildPlan(tableOf, filter, order, now);
+    byFilter.set(filter ?? NO_FILTER, cached);
+  }
+  return cached;
+}
+
+/** FROM clause pieces for a filter and an order over `object`. */
+function buildPlan(
   tableOf: (object: ObjectDef) => string,
   filter: CheckedFilter | null,
   order: readonly OrderTerm[],
@@ -99,7 +132,8 @@ export function createQuerySession(
     },
 
     async countRecords(tenantId, object, filter, now) {
-      const p = plan((o) => tableOf(tenantId, o), filter, [], now);
+      const p = plan((o) => tableOf(tenantId, o), filter, NO_ORDER, now);
+
       const sql = `SELECT count(*) AS n FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} WHERE ${p.where}`;
       return db.query<{ n: number }, ColumnValue[]>(sql).get(...p.params)?.n ?? 0;
     },
