@@ -15,6 +15,8 @@ export function redisKeys(prefix: string) {
     health: `${prefix}:health`,
     /** Lease held by the one change-feed reader of a store. */
     feedLease: `${prefix}:feed:lease`,
+    /** Prefix of the per-endpoint (host:port) delivery leases shared by all dispatchers. */
+    endpointLeases: `${prefix}:endpoint-leases`,
   } as const;
 }
 

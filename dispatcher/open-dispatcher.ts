@@ -46,7 +46,7 @@ export function openDispatcher(
   const retry: RetryPolicy = { schedule: config.DELIVERY_RETRY_SCHEDULE, jitter: RETRY_JITTER };
   const limiter = createEndpointLimiter({
     redis: env.redis,
-    keyPrefix: `${config.REDIS_PREFIX}:endpoint-leases`,
+    keyPrefix: redisKeys(config.REDIS_PREFIX).endpointLeases,
     limit: config.DELIVERY_ENDPOINT_CONCURRENCY,
     leaseMs: config.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
   });

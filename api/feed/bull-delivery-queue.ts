@@ -1,39 +1,20 @@
-/** The delivery queue port over BullMQ (the queue the dispatcher consumes). */
-import { Queue } from "bullmq";
+/** The delivery queue port over the shared BullMQ queue contract (common/delivery-queue.ts). */
 import type Redis from "ioredis";
-import { type DeliveryJob, DeliveryJobSchema, deliveryJobId } from "../../common/delivery-job.ts";
-import { DELIVERY_QUEUE, type RedisKeys } from "../../common/redis-keys.ts";
+import { createDeliveryQueue, enqueueDeliveries, requeueDeliveries } from "../../common/delivery-queue.ts";
+import type { RedisKeys } from "../../common/redis-keys.ts";
 import type { DeliveryQueuePort } from "./delivery-queue-port.ts";
-
-const KEEP = { removeOnComplete: { age: 24 * 3600, count: 100_000 }, removeOnFail: { age: 7 * 24 * 3600 } };
 
 export function createBullDeliveryQueue(
   redis: Redis,
   keys: RedisKeys,
 ): DeliveryQueuePort & { close(): Promise<void> } {
-  const queue = new Queue(DELIVERY_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+  const queue = createDeliveryQueue(redis, keys);
   // Connection trouble is reported by the shared connection's own handler; enqueue failures reach the caller.
   queue.on("error", () => undefined);
-
-  const checked = (jobs: DeliveryJob[]) => jobs.map((job) => DeliveryJobSchema.parse(job));
   return {
-    async enqueue(jobs) {
-      await queue.addBulk(
-        checked(jobs).map((job) => ({
-          name: "deliver",
-          data: job,
-          opts: { jobId: deliveryJobId(job.webhookId, job.mutationId), ...KEEP },
-        })),
-      );
-    },
-    async requeue(jobs) {
-      await queue.addBulk(
-        checked(jobs).map((job) => ({
-          name: "deliver",
-          data: job,
-          opts: { jobId: `${deliveryJobId(job.webhookId, job.mutationId)}.retry.${Date.now()}`, ...KEEP },
-        })),
-      );
+    enqueue: (jobs) => enqueueDeliveries(queue, jobs),
+    requeue: async (jobs) => {
+      await requeueDeliveries(queue, jobs);
     },
     close: () => queue.close(),
   };
