@@ -1,0 +1,142 @@
+/**
+ * Query throughput and scaling (issue 5). The real API process on core 0, wrk
+ * on core 1, against a bare Bun.serve JSON endpoint measured in the same run:
+ *   Q1 an authenticated filtered list, 20 rows × 5 fields, tenant with 100k Jobs;
+ *   Q2 20 Jobs with Region { Name } and JobAllocations { Resource { Name } };
+ *   Q1's p50 as the tenant grows from 10k to 100k to 1M Jobs.
+ * Data is loaded through the public GraphQL API (100 aliased inserts per mutation).
+ * Run: bun bench/queries.ts [seconds] [maxJobs]  → bench/results/queries.md
+ */
+import { writeFileSync } from "node:fs";
+import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
+import { machine, residentMiB, startApiProcess, startBareServer } from "./support.ts";
+
+const SECONDS = Number(process.argv[2] ?? 10);
+const MAX_JOBS = Number(process.argv[3] ?? 1_000_000);
+const CONNECTIONS = 32;
+const STATUSES = ["Queued", "Dispatched", "Complete", "Cancelled"];
+ensureWrk();
+
+const bare = await startBareServer(0);
+const baseline = await runWrk({ url: bare.url, seconds: SECONDS, connections: CONNECTIONS, core: 1 });
+await bare.stop();
+
+const api = await startApiProcess(0);
+const graphql = async (query: string, variables?: Record<string, unknown>) => {
+  const answer = await api.call("POST", "/graphql/graphql", { query, variables });
+  if (answer.body.errors) throw new Error(JSON.stringify(answer.body.errors).slice(0, 500));
+  return answer.body.data as Record<string, Record<string, string>>;
+};
+const regions = Object.values(
+  (
+    await graphql(
+      `mutation { schema { ${Array.from({ length: 10 }, (_, i) => `r${i}: insertRegions(input: {Name: "Region ${i}", Timezone: "UTC"})`).join(" ")} } }`,
+    )
+  ).schema ?? {},
+);
+const resources = Object.values(
+  (
+    await graphql(
+      `mutation { schema { ${Array.from({ length: 50 }, (_, i) => `v${i}: insertResources(input: {Name: "Van ${i}", PrimaryRegionId: "${regions[i % 10]}"})`).join(" ")} } }`,
+    )
+  ).schema ?? {},
+);
+
+let loaded = 0;
+const loadSeconds: number[] = [];
+/** Loads jobs up to `target`; the first 20k get two allocations each (Q2's second level). */
+async function loadJobs(target: number) {
+  const started = performance.now();
+  const jobs = Array.from({ length: 50 }, (_, i) => i);
+  const insertJobs = `mutation Load(${jobs.map((i) => `$d${i}: Duration, $s${i}: String, $r${i}: ID`).join(", ")}) { schema { ${jobs
+    .map(
+      (i) =>
+        `j${i}: insertJobs(input: {Duration: $d${i}, JobStatus: $s${i}, RegionId: $r${i}, Description: "load"}, idAlias: "j${i}")`,
+    )
+    .join(" ")} } }`;
+  const withAllocations = `mutation LoadA(${jobs.map((i) => `$d${i}: Duration, $s${i}: String, $r${i}: ID, $v${i}: ID`).join(", ")}) { schema { ${jobs
+    .map(
+      (i) =>
+        `j${i}: insertJobs(input: {Duration: $d${i}, JobStatus: $s${i}, RegionId: $r${i}, Description: "load"}, idAlias: "j${i}") a${i}: insertJobAllocations(input: {JobId: "j${i}", ResourceId: $v${i}})`,
+    )
+    .join(" ")} } }`;
+  while (loaded < target) {
+    const variables: Record<string, unknown> = {};
+    for (const i of jobs) {
+      const n = loaded + i;
+      variables[`d${i}`] = n % 240;
+      variables[`s${i}`] = STATUSES[n % STATUSES.length];
+      variables[`r${i}`] = regions[n % regions.length];
+      variables[`v${i}`] = resources[n % resources.length];
+    }
+    // 50 jobs (and 50 allocations while under 20k) per mutation, inside the 100-alias limit.
+    await graphql(
+      loaded < 20_000 ? withAllocations : insertJobs.replace(/, \$v\d+: ID/g, ""),
+      loaded < 20_000
+        ? variables
+        : Object.fromEntries(Object.entries(variables).filter(([k]) => !k.startsWith("v"))),
+    );
+    loaded += jobs.length;
+  }
+  loadSeconds.push((performance.now() - started) / 1000);
+}
+
+const body = (query: string) => JSON.stringify({ query });
+const Q1 = body(
+  `{ jobs(filter: "JobStatus == 'Dispatched' AND Duration > 30", first: 20) { edges { node { Name Duration JobStatus Start Description } } } }`,
+);
+const Q2 = body(
+  `{ jobs(first: 20) { edges { node { Name Region { Name } JobAllocations { Resource { Name } } } } } }`,
+);
+const url = `${api.base}/graphql/graphql`;
+const run = (payload: string) =>
+  runWrk({ url, seconds: SECONDS, connections: CONNECTIONS, body: payload, token: api.token, core: 1 });
+
+const growth: { jobs: number; q1: WrkResult }[] = [];
+let q1At100k: WrkResult | undefined;
+let q2At100k: WrkResult | undefined;
+for (const size of [10_000, 100_000, MAX_JOBS].filter((n, i, all) => n <= MAX_JOBS && all.indexOf(n) === i)) {
+  await loadJobs(size);
+  const q1 = await run(Q1);
+  growth.push({ jobs: size, q1 });
+  if (size === 100_000) {
+    q1At100k = q1;
+    q2At100k = await run(Q2);
+  }
+}
+const memory = residentMiB(api.pid);
+await api.stop();
+
+const pct = (r: WrkResult | undefined) =>
+  r ? `${((r.requestsPerSecond / baseline.requestsPerSecond) * 100).toFixed(1)}%` : "–";
+const row = (name: string, r: WrkResult | undefined, target: string) =>
+  r
+    ? `| ${name} | ${r.requestsPerSecond.toFixed(0)} | ${r.p50Ms.toFixed(2)} ms | ${r.p99Ms.toFixed(2)} ms | ${pct(r)} | ${target} |`
+    : `| ${name} | – | – | – | – | ${target} |`;
+const first = growth[0]?.q1.p50Ms ?? Number.NaN;
+const lines = [
+  "# Query throughput and scaling",
+  "",
+  `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/queries.ts ${SECONDS} ${MAX_JOBS}\`.`,
+  `Setup: the API process (SQLite, WAL) pinned to core 0; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run) pinned to core 1; loopback; the same documents every request (parsed and validated once). Data loaded through GraphQL: ${loadSeconds.map((s) => `${s.toFixed(0)} s`).join(" + ")}.`,
+  "",
+  "| workload | requests/s | p50 | p99 | vs bare Bun.serve | target |",
+  "|---|---|---|---|---|---|",
+  `| bare Bun.serve JSON (baseline) | ${baseline.requestsPerSecond.toFixed(0)} | ${baseline.p50Ms.toFixed(2)} ms | ${baseline.p99Ms.toFixed(2)} ms | 100% | |`,
+  row("Q1 filtered list, 20 × 5 fields, 100k Jobs", q1At100k, "≥ 15%"),
+  row("Q2 20 Jobs + Region + allocations' resources, 100k Jobs", q2At100k, "≥ 8%"),
+  "",
+  "Q1 as the tenant grows:",
+  "",
+  "| Jobs | requests/s | p50 | p99 | p50 vs 10k |",
+  "|---|---|---|---|---|",
+  ...growth.map(
+    ({ jobs, q1 }) =>
+      `| ${jobs.toLocaleString("en")} | ${q1.requestsPerSecond.toFixed(0)} | ${q1.p50Ms.toFixed(2)} ms | ${q1.p99Ms.toFixed(2)} ms | ${(q1.p50Ms / first).toFixed(2)}× |`,
+  ),
+  "",
+  `Target: p50 grows at most 1.5× from 10k to 1M Jobs. API resident memory at the end: ${memory.toFixed(0)} MiB.`,
+  "",
+];
+writeFileSync(new URL("./results/queries.md", import.meta.url), lines.join("\n"));
+console.log(lines.join("\n"));
