@@ -2,6 +2,7 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { serviceClient } from "../api/admin/webhook-tool.ts";
 import { provisionTenant } from "../api/auth/provision-tenant.ts";
 import { loadApiConfig } from "../api/config.ts";
 import { createApiRuntime } from "../api/runtime.ts";
@@ -27,14 +28,7 @@ export async function startBenchApi() {
   });
   const base = `http://127.0.0.1:${app.server?.port}`;
   const { token } = await provisionTenant(services, { tenantName: "bench" });
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token.token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const call = serviceClient(base, token.token);
   return {
     base,
     call,
@@ -92,14 +86,7 @@ export async function startApiProcess(core = 0) {
   }
   const token = /tenant 'default'.*\n(\S+)/.exec(output)?.[1] ?? "";
   const base = `http://127.0.0.1:${port}`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
+  const call = serviceClient(base, token);
   return {
     base,
     token,
