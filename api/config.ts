@@ -45,6 +45,12 @@ export const ApiConfigSchema = z.object({
   FEED_BATCH_SIZE: positiveInt(500),
   /** How often the change feed looks for changes committed elsewhere, in ms. Default 250. */
   FEED_POLL_MS: positiveInt(250),
+  /**
+   * How long the change feed's Redis lease lives unless renewed, in ms: after
+   * an API process dies, another (or its restart) takes over the feed within
+   * this. Default 15000.
+   */
+  FEED_LEASE_MS: positiveInt(15_000),
   /** Largest accepted request body in bytes. Default 1 MiB. */
 
   MAX_BODY_BYTES: positiveInt(1024 * 1024),

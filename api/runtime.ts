@@ -32,7 +32,7 @@ export function createApiRuntime(
     store,
     catalogues,
     compiler: createWebhookCompiler(store, catalogues, schemas, log),
-    lease: createLease(redis, keys.feedLease, 15_000),
+    lease: createLease(redis, keys.feedLease, config.FEED_LEASE_MS),
     enqueue: (jobs) => deliveryQueue.enqueue(jobs),
     log,
     batchSize: config.FEED_BATCH_SIZE,
