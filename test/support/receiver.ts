@@ -15,17 +15,25 @@ export type Responder = (request: ReceivedRequest, index: number) => Response | 
 
 export interface Receiver {
   url: string;
+  port: number;
   requests: ReceivedRequest[];
   respondWith(responder: Responder): void;
   stop(): Promise<void>;
 }
 
-export function startReceiver(responder: Responder = () => new Response("ok")): Receiver {
-  const requests: ReceivedRequest[] = [];
+/**
+ * `options.port` listens on a given port (to bring a stopped receiver back where
+ * it was); `options.requests` appends to an earlier receiver's record.
+ */
+export function startReceiver(
+  responder: Responder = () => new Response("ok"),
+  options: { port?: number; requests?: ReceivedRequest[] } = {},
+): Receiver {
+  const requests: ReceivedRequest[] = options.requests ?? [];
   let answer = responder;
   const server = Bun.serve({
     hostname: "127.0.0.1",
-    port: 0,
+    port: options.port ?? 0,
     async fetch(request) {
       const received: ReceivedRequest = {
         method: request.method,
@@ -40,6 +48,7 @@ export function startReceiver(responder: Responder = () => new Response("ok")): 
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
+    port: server.port as number,
     requests,
     respondWith: (next) => {
       answer = next;
