@@ -1,0 +1,21 @@
+/**
+ * Scenario 3 at test size: the dispatcher SIGKILLed while a slow receiver
+ * holds deliveries in flight, then restarted; every delivery completes.
+ * The long version: `bun bench/faults.ts dispatcher-kill`.
+ */
+import { expect, test } from "bun:test";
+import { dispatcherKilled } from "../support/flow/scenarios.ts";
+
+test("dispatcher killed mid-delivery and restarted: every delivery completes", async () => {
+  const result = await dispatcherKilled({
+    mutations: 60,
+    kills: 2,
+    answerMs: 200,
+    // A killed dispatcher's endpoint slots only come back when their leases expire (timeout + 10 s): here
+    // the endpoint has room for more than one dispatcher's worth of deliveries, so the restart need not wait.
+    dispatcherEnv: { DISPATCH_CONCURRENCY: "16", DELIVERY_ENDPOINT_CONCURRENCY: "64" },
+  });
+  expect(result.failures).toEqual([]);
+  expect(result.figures.unfinished).toBe(0);
+  expect(result.figures.duplicates).toBeGreaterThan(0); // the requests in flight at the kills, sent again
+}, 60_000);

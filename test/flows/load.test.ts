@@ -1,0 +1,15 @@
+/**
+ * Scenario 8 at test size: a few seconds of paced single-operation mutations,
+ * each matched by a webhook: nothing lost, nothing doubled, latency recorded.
+ * The 60-second version at 1,000 mutations/s, with its figures written down:
+ * `bun bench/faults.ts load`.
+ */
+import { expect, test } from "bun:test";
+import { load } from "../support/flow/scenarios.ts";
+
+test("load: paced mutations for a few seconds, every one delivered", async () => {
+  const result = await load({ rate: 300, durationMs: 3000, writers: 4 });
+  expect(result.failures).toEqual([]);
+  expect(result.writes.acked).toBeGreaterThan(600);
+  expect(result.figures.delivered).toBe(result.figures.expected);
+}, 60_000);

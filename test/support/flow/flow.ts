@@ -1,0 +1,285 @@
+/**
+ * One end-to-end flow: the real service (Redis, API, dispatcher processes), a
+ * recording receiver, the custom object and webhooks the writers exercise,
+ * and writers that send mutations — at a pace, for a count or a time — while
+ * a scenario does its damage. The flow gathers every committed mutation and
+ * checks the receiver against them.
+ */
+import { type ReceivedRequest, type Receiver, type Responder, startReceiver } from "../receiver.ts";
+import { type ServiceOptions, startService } from "../service-processes.ts";
+import { type ApiClient, apiClient, waitForApi } from "./api-client.ts";
+import { type CreatedHook, checkDeliveries, type DeliveryFigures } from "./delivery-check.ts";
+import { HOOK_SPECS, subscriptionOf } from "./hook-specs.ts";
+import {
+  type CommittedMutation,
+  createWriter,
+  type StepOutcome,
+  type Writer,
+  type WriterOptions,
+} from "./writer.ts";
+
+export interface FlowOptions {
+  service?: ServiceOptions;
+  writers?: number;
+  profile?: WriterOptions["profile"];
+  /** Default: `variables` for every writer; `mixed`: even writers inline their values. */
+  style?: "variables" | "mixed";
+  seed?: number;
+}
+
+export interface WriteRun {
+  /** Mutations sent. */
+  sent: number;
+  acked: number;
+  /** Answers that never came, then found committed / not committed by reading back. */
+  lostAnswersCommitted: number;
+  lostAnswersNotCommitted: number;
+  /** Mutations the service refused (GraphQL errors): none expected. */
+  rejected: string[];
+  /** Round-trip times of acknowledged mutations, ms. */
+  roundTrips: number[];
+  elapsedMs: number;
+}
+
+export interface RunOptions {
+  /** Stop after this many mutations in all. */
+  count?: number;
+  /** Stop after this long. */
+  durationMs?: number;
+  /** With `durationMs`: keep writing past it until this holds. */
+  until?: () => boolean;
+  /** Mutations per second across all writers; unpaced when absent. */
+  ratePerSecond?: number;
+  /** How long to wait for the API to come back after a lost answer. Default 30000. */
+  recoveryTimeoutMs?: number;
+}
+
+export type Flow = Awaited<ReturnType<typeof openFlow>>;
+
+/** A delivery as `GET /webhooks/{id}/deliveries` lists it. */
+export interface LoggedDelivery {
+  id: string;
+  status: string;
+  attemptCount: number;
+  attempts: { statusCode: number | null; error: string | null }[];
+}
+
+export interface SettledFigures extends DeliveryFigures {
+  settleMs: number;
+  /** Deliveries the log does not show succeeded (NaN when the log was not read). */
+  unfinished: number;
+}
+
+const GADGETS = {
+  name: "Gadgets",
+  fields: [
+    { name: "ExternalId", column: { type: "string", unique: true } },
+    { name: "Note", column: { type: "string" } },
+    { name: "Size", column: { type: "int" } },
+  ],
+};
+
+/** Starts everything and prepares the tenant. Always `close()` it (in a finally). */
+export async function openFlow(options: FlowOptions = {}) {
+  const service = await startService(options.service);
+  const requests: ReceivedRequest[] = [];
+  let responder: Responder = () => new Response("ok");
+  let receiver: Receiver | null = startReceiver((r, i) => responder(r, i), { requests });
+  const receiverPort = receiver.port;
+  const close = async () => {
+    await receiver?.stop();
+    receiver = null;
+    await service.stop();
+  };
+  try {
+    const client = apiClient(service.base, service.token);
+    const created = await client.request("POST", "/custom/standalone/schemas", { body: GADGETS });
+    if (created.status !== 200)
+      throw new Error(`creating Gadgets answered ${created.status}: ${created.text}`);
+    const hooks: CreatedHook[] = [];
+    for (const spec of HOOK_SPECS) {
+      const answer = await client.request("POST", "/webhooks", {
+        body: {
+          name: spec.name,
+          url: `${receiver.url}/${spec.name}`,
+          type: "graphql",
+          query: subscriptionOf(spec),
+        },
+      });
+      if (answer.status !== 201)
+        throw new Error(`webhook ${spec.name} answered ${answer.status}: ${answer.text}`);
+      hooks.push({ spec, id: answer.body.result.id, secret: answer.body.result.secret });
+    }
+    const committed: CommittedMutation[] = [];
+    // The writers' jobs point at one region; its insert is a change like any other.
+    const sentAt = Date.now();
+    const base = await client.graphql(
+      `mutation { schema { r: insertRegions(input: {Name: "Base", Timezone: "UTC", Description: "base"}) } }`,
+    );
+    const regionId = (base.data?.schema as { r: string } | undefined)?.r;
+    if (!regionId) throw new Error(`inserting the base region failed: ${JSON.stringify(base)}`);
+    const values = { Name: "Base", Timezone: "UTC", Description: "base", UID: regionId };
+    committed.push({
+      writer: 0,
+      seq: 0,
+      changes: [{ object: "Regions", operation: "INSERT", before: null, after: values }],
+      sentAt,
+      ackedAt: Date.now(),
+    });
+    const runTag = Math.random().toString(36).slice(2, 8);
+    const writers: Writer[] = Array.from({ length: options.writers ?? 4 }, (_, i) =>
+      createWriter(client, {
+        id: i + 1,
+        seed: (options.seed ?? 1) * 1000 + i,
+        regionId,
+        profile: options.profile ?? "mixed",
+        runTag,
+        style: options.style === "mixed" && i % 2 === 1 ? "inline" : "variables",
+      }),
+    );
+
+    /** Sends mutations from every writer until the count or time is reached. */
+    async function write(run: RunOptions): Promise<WriteRun> {
+      const result: WriteRun = {
+        sent: 0,
+        acked: 0,
+        lostAnswersCommitted: 0,
+        lostAnswersNotCommitted: 0,
+        rejected: [],
+        roundTrips: [],
+        elapsedMs: 0,
+      };
+      const started = Date.now();
+      const deadline = run.durationMs === undefined ? Number.POSITIVE_INFINITY : started + run.durationMs;
+      const count = run.count ?? Number.POSITIVE_INFINITY;
+      if (count === Number.POSITIVE_INFINITY && deadline === Number.POSITIVE_INFINITY)
+        throw new Error("a write run needs a count or a duration");
+      let slot = 0;
+      const more = () => slot < count && (Date.now() < deadline || (run.until !== undefined && !run.until()));
+      const writerLoop = async (writer: Writer) => {
+        while (more()) {
+          const mine = slot++;
+          if (run.ratePerSecond) {
+            const due = started + (mine * 1000) / run.ratePerSecond;
+            if (due > Date.now()) await Bun.sleep(due - Date.now());
+          }
+          result.sent++;
+          const outcome = await writer.step();
+          if (outcome.kind === "acked") {
+            result.acked++;
+            committed.push(outcome.mutation);
+            result.roundTrips.push((outcome.mutation.ackedAt as number) - outcome.mutation.sentAt);
+          } else if (outcome.kind === "rejected") result.rejected.push(outcome.message);
+          else {
+            const found = await resolveLost(writer, outcome, run.recoveryTimeoutMs ?? 30_000);
+            if (found) {
+              result.lostAnswersCommitted++;
+              committed.push(found);
+            } else result.lostAnswersNotCommitted++;
+          }
+        }
+      };
+      await Promise.all(writers.map(writerLoop));
+      result.elapsedMs = Date.now() - started;
+      return result;
+    }
+
+    /** Waits for the API, then reads back; the API may die again meanwhile, so this retries (bounded). */
+    async function resolveLost(
+      writer: Writer,
+      outcome: Extract<StepOutcome, { kind: "unknown" }>,
+      timeoutMs: number,
+    ): Promise<CommittedMutation | null> {
+      const deadline = Date.now() + timeoutMs;
+      let last: unknown = null;
+      while (Date.now() < deadline) {
+        try {
+          await waitForApi(service.base, { healthy: false, timeoutMs: Math.max(1, deadline - Date.now()) });
+          return await writer.resolve(outcome);
+        } catch (error) {
+          if (String(error).includes("partly applied")) throw error;
+          last = error;
+          await Bun.sleep(50);
+        }
+      }
+      throw new Error(
+        `could not learn the fate of a mutation whose answer was lost (${outcome.reason}): ${last}`,
+      );
+    }
+
+    /** Checks the receiver against every committed mutation so far. */
+    const check = (): Promise<DeliveryFigures> => checkDeliveries(hooks, committed, requests);
+
+    /** Every delivery of every webhook in the service's delivery log (`GET /webhooks/{id}/deliveries`). */
+    async function deliveryLog(): Promise<LoggedDelivery[]> {
+      const logged: LoggedDelivery[] = [];
+      for (const hook of hooks) {
+        let cursor: string | null = null;
+        do {
+          const page = await client.request(
+            "GET",
+            `/webhooks/${hook.id}/deliveries?limit=200${cursor ? `&cursor=${cursor}` : ""}`,
+          );
+          if (page.status !== 200) throw new Error(`the delivery log answered ${page.status}: ${page.text}`);
+          logged.push(...(page.body.result as LoggedDelivery[]));
+          cursor = page.body.nextCursor;
+        } while (cursor);
+      }
+      return logged;
+    }
+
+    /**
+     * Polls until nothing is lost and (with `log`, the default) the delivery log
+     * shows every delivery succeeded, within `timeoutMs`; returns the last figures either way.
+     */
+    async function settle(timeoutMs: number, { log = true } = {}): Promise<SettledFigures> {
+      const started = Date.now();
+      let figures = await check();
+      while (figures.lost > 0 && Date.now() - started < timeoutMs) {
+        await Bun.sleep(100);
+        figures = await check();
+      }
+      let unfinished = Number.NaN;
+      if (log) {
+        for (;;) {
+          unfinished = (await deliveryLog()).filter((d) => d.status !== "succeeded").length;
+          if (unfinished === 0 || Date.now() - started > timeoutMs) break;
+          await Bun.sleep(200);
+        }
+        // Deliveries finishing meanwhile may have been sent again: count them too.
+        figures = await check();
+      }
+      return { ...figures, settleMs: Date.now() - started, unfinished };
+    }
+
+    return {
+      service,
+      client: client as ApiClient,
+      hooks,
+      writers,
+      committed,
+      requests,
+      write,
+      check,
+      settle,
+      deliveryLog,
+      /** Changes how the receiver answers. */
+      respondWith(next: Responder) {
+        responder = next;
+      },
+      /** Takes the receiver off the network (connections refused). */
+      async receiverDown() {
+        await receiver?.stop();
+        receiver = null;
+      },
+      /** Brings the receiver back on its port. */
+      receiverUp() {
+        if (!receiver) receiver = startReceiver((r, i) => responder(r, i), { port: receiverPort, requests });
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
