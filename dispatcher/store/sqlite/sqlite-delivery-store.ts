@@ -2,6 +2,9 @@
  * The DeliveryStore over the embedded SQLite store file (`DATA_DIR/store.sqlite`)
  * that the API process creates and migrates. WAL mode lets the two processes
  * read and write it side by side; writes wait for the other's lock (busy_timeout).
+ * Delivery-log writes are group-committed: those made in one turn of the event
+ * loop share a transaction (each in its own savepoint), because a commit costs
+ * far more than the statements in it.
  */
 import { Database } from "bun:sqlite";
 import type {
@@ -55,25 +58,26 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
 
-  const record = db.transaction(
-    (tenantId: string, deliveryId: string, a: AttemptRecord, status: DeliveryStatus): number | null => {
-      const counted = db
-        .query<{ attempts: number }, [string, number, string, string]>(SQL.count)
-        .get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
-      if (!counted) return null;
-      db.query(SQL.attempt).run(
-        tenantId,
-        deliveryId,
-        counted.attempts,
-        a.startedAt,
-        a.durationMs,
-        a.statusCode,
-        a.responseBody,
-        a.error,
-      );
-      return counted.attempts;
-    },
-  );
+  const write = createGroupCommit(db);
+
+  // Runs inside a group commit's savepoint: the count and the attempt row land together or not at all.
+  const record = (tenantId: string, deliveryId: string, a: AttemptRecord, status: DeliveryStatus) => {
+    const counted = db
+      .query<{ attempts: number }, [string, number, string, string]>(SQL.count)
+      .get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
+    if (!counted) return null;
+    db.query(SQL.attempt).run(
+      tenantId,
+      deliveryId,
+      counted.attempts,
+      a.startedAt,
+      a.durationMs,
+      a.statusCode,
+      a.responseBody,
+      a.error,
+    );
+    return counted.attempts;
+  };
 
   return {
     async findWebhook(tenantId, webhookId): Promise<DeliveryWebhook | null> {
@@ -102,15 +106,75 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       db.query<{ status: DeliveryStatus }, [string, string]>(SQL.status).get(tenantId, deliveryId)?.status ??
       null,
     async markDelivering(tenantId, deliveryId, at) {
-      db.query(SQL.delivering).run(at, tenantId, deliveryId);
+      await write(() => db.query(SQL.delivering).run(at, tenantId, deliveryId));
     },
-    recordAttempt: async (tenantId, deliveryId, attempt, status) =>
-      record.immediate(tenantId, deliveryId, attempt, status),
+    recordAttempt: (tenantId, deliveryId, attempt, status) =>
+      write(() => record(tenantId, deliveryId, attempt, status)),
     async disableWebhook(tenantId, webhookId, reason, at) {
       db.query(SQL.disable).run(reason, at, tenantId, webhookId);
     },
     async close() {
+      write.flush();
       db.close();
     },
   };
+}
+
+interface GroupCommit {
+  /** Runs `apply` in the next group commit; resolves with its result once committed. */
+  <T>(apply: () => T): Promise<T>;
+  /** Commits the waiting writes now. */
+  flush(): void;
+}
+
+/**
+ * Collects the writes of one event-loop turn and commits them in one
+ * `BEGIN IMMEDIATE` transaction. Each write runs in its own savepoint, so one
+ * that throws is rolled back and rejected alone; when the transaction itself
+ * fails (the store stayed locked past busy_timeout), every write in it is rejected.
+ */
+function createGroupCommit(db: Database): GroupCommit {
+  type Pending = {
+    apply: () => unknown;
+    resolve: (value: unknown) => void;
+    reject: (error: unknown) => void;
+  };
+  type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+  let pending: Pending[] = [];
+  // Nested inside the batch's transaction, db.transaction uses a savepoint.
+  const one = db.transaction((write: Pending) => write.apply());
+  const all = db.transaction((writes: Pending[]) =>
+    writes.map((write): Outcome => {
+      try {
+        return { ok: true, value: one(write) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    }),
+  );
+
+  const flush = () => {
+    const writes = pending;
+    pending = [];
+    if (writes.length === 0) return;
+    let outcomes: Outcome[];
+    try {
+      outcomes = all.immediate(writes);
+    } catch (error) {
+      for (const write of writes) write.reject(error);
+      return;
+    }
+    writes.forEach((write, i) => {
+      const outcome = outcomes[i] as Outcome;
+      if (outcome.ok) write.resolve(outcome.value);
+      else write.reject(outcome.error);
+    });
+  };
+
+  const write = <T>(apply: () => T) =>
+    new Promise<T>((resolve, reject) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push({ apply, resolve: resolve as (value: unknown) => void, reject });
+    });
+  return Object.assign(write, { flush });
 }

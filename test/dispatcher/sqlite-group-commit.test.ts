@@ -1,0 +1,83 @@
+/** The SQLite delivery store's group commit: writes of one event-loop turn share a transaction, each atomic on its own. */
+import { Database } from "bun:sqlite";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { migrate } from "../../api/store/sqlite/migrations.ts";
+import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
+import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+
+const attempt = { startedAt: 10, durationMs: 5, statusCode: 200, responseBody: "ok", error: null };
+const ids = Array.from({ length: 10 }, (_, i) => `d${i + 1}`);
+
+describe("SQLite delivery store group commit", () => {
+  let dir: string;
+  let api: Database;
+  let store: DeliveryStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "tds-group-commit-"));
+    api = new Database(join(dir, "store.sqlite"), { create: true, strict: true });
+    api.run("PRAGMA journal_mode = WAL");
+    migrate(api);
+    for (const id of ids) {
+      api.run(
+        `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+         VALUES ('t', ?, 'w', ?, 'pending', '[]', 0, 0, 0, 0)`,
+        [id, `m-${id}`],
+      );
+    }
+    store = openSqliteDeliveryStore(join(dir, "store.sqlite"));
+  });
+  afterEach(async () => {
+    await store.close();
+    api.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const logged = () =>
+    api
+      .query<{ id: string; status: string; attempts: number; rows: number }, []>(
+        `SELECT d.id, d.status, d.attempts, (SELECT count(*) FROM delivery_attempts a WHERE a.delivery_id = d.id) AS rows
+         FROM deliveries d ORDER BY CAST(substr(d.id, 2) AS INTEGER)`,
+      )
+      .all();
+
+  test("concurrent writes all land, each delivery's in order", async () => {
+    const results = await Promise.all(
+      ids.flatMap((id) => [
+        store.markDelivering("t", id, 1).then(() => "marked"),
+        store.recordAttempt("t", id, attempt, "pending"),
+        store.recordAttempt("t", id, attempt, "succeeded"),
+      ]),
+    );
+    expect(results).toEqual(ids.flatMap(() => ["marked", 1, 2]));
+    expect(logged()).toEqual(ids.map((id) => ({ id, status: "succeeded", attempts: 2, rows: 2 })));
+  });
+
+  test("a write that fails is rolled back and rejected alone; the others in its batch commit", async () => {
+    // Attempt 1 of d5 is there already, so recording d5's first attempt breaks the primary key.
+    api.run(
+      `INSERT INTO delivery_attempts (tenant_id, delivery_id, attempt, started_at, duration_ms) VALUES ('t', 'd5', 1, 0, 0)`,
+    );
+    const settled = await Promise.allSettled(
+      ids.map((id) => store.recordAttempt("t", id, attempt, "succeeded")),
+    );
+    expect(settled.map((s) => s.status)).toEqual(ids.map((id) => (id === "d5" ? "rejected" : "fulfilled")));
+    expect(logged()).toEqual(
+      ids.map((id) =>
+        id === "d5"
+          ? { id, status: "pending", attempts: 0, rows: 1 }
+          : { id, status: "succeeded", attempts: 1, rows: 1 },
+      ),
+    );
+  });
+
+  test("close commits what is still waiting", async () => {
+    const recorded = store.recordAttempt("t", "d1", attempt, "succeeded");
+    await store.close();
+    expect(await recorded).toBe(1);
+    expect(logged()[0]).toEqual({ id: "d1", status: "succeeded", attempts: 1, rows: 1 });
+    store = openSqliteDeliveryStore(join(dir, "store.sqlite"));
+  });
+});
