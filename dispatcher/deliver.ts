@@ -17,7 +17,7 @@ import {
   type RetryPolicy,
 } from "./decide-outcome.ts";
 import type { AttemptRecord, DeliveryStore } from "./delivery-store.ts";
-import type { EndpointLimiter } from "./endpoint-limiter.ts";
+import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
 import { UndeliverableError } from "./undeliverable-error.ts";
 
@@ -55,12 +55,19 @@ export interface DelivererDeps {
   random?: () => number;
 }
 
+/** Longest wait, inside an attempt, for a slot this process holds at a busy endpoint (then the job is parked). */
+const SLOT_WAIT_MS = 100;
+
 const statusAfter = (outcome: DeliveryOutcome) =>
   outcome.kind === "succeeded" ? "succeeded" : outcome.kind === "failed" ? "failed" : "pending";
 
 /** Creates the delivery function the worker runs for each job. */
 export function createDeliverer(deps: DelivererDeps): Deliver {
   const { store, box, limiter, send, retry, now = Date.now, random = Math.random } = deps;
+
+  // An unreleased lease expires by itself; failing the delivery over it would resend a finished POST.
+  const release = (lease: EndpointLease) =>
+    lease.release().catch((error) => deps.log.warn("endpoint lease not released", { error: String(error) }));
 
   /** The request for this attempt, from the webhook and variables as they are now. */
   async function prepare(job: DeliveryJob): Promise<DeliveryRequest> {
@@ -116,13 +123,20 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     if (number === null) deps.log.warn("delivery not in the delivery log", fields);
   }
 
+  /** Sends within the endpoint slot `lease`, freed as soon as the answer is in (logging it needs no slot). */
   async function sendAndDecide(
     job: DeliveryJob,
     request: DeliveryRequest,
     context: DeliveryContext,
+    lease: EndpointLease,
   ): Promise<DeliveryDecision> {
-    await store.markDelivering(job.tenantId, job.deliveryId, now());
-    const result: AttemptResult = await send(request, context.signal);
+    let result: AttemptResult;
+    try {
+      await store.markDelivering(job.tenantId, job.deliveryId, now());
+      result = await send(request, context.signal);
+    } finally {
+      await release(lease);
+    }
     const attempt = (error: string | null): AttemptRecord => ({
       startedAt: result.startedAt,
       durationMs: result.durationMs,
@@ -172,15 +186,9 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       );
       return outcome;
     }
-    const lease = await limiter.acquire(request.endpoint);
+    // A fast endpoint frees a slot within milliseconds: wait for it here rather than park the job for a second.
+    const lease = await limiter.acquire(request.endpoint, Math.min(deps.busyDelayMs, SLOT_WAIT_MS));
     if (!lease) return { kind: "busy", delayMs: jitteredDelay(deps.busyDelayMs, 0.5, random()) };
-    try {
-      return await sendAndDecide(job, request, context);
-    } finally {
-      // An unreleased lease expires by itself; failing the delivery over it would resend a finished POST.
-      await lease
-        .release()
-        .catch((error) => deps.log.warn("endpoint lease not released", { error: String(error) }));
-    }
+    return sendAndDecide(job, request, context, lease);
   };
 }

@@ -26,8 +26,12 @@ export interface EndpointLease {
 }
 
 export interface EndpointLimiter {
-  /** A slot for `endpoint`, or null when `limit` deliveries to it are in flight already. */
-  acquire(endpoint: string): Promise<EndpointLease | null>;
+  /**
+   * A slot for `endpoint`, or null when `limit` deliveries to it are in flight
+   * already. With `waitMs`, when this process holds some of the endpoint's
+   * slots, first waits up to that long for one of them to be released.
+   */
+  acquire(endpoint: string, waitMs?: number): Promise<EndpointLease | null>;
 }
 
 export interface EndpointLimiterOptions {
@@ -50,20 +54,79 @@ export function createEndpointLimiter({
   limit,
   leaseMs,
 }: EndpointLimiterOptions): EndpointLimiter {
-  return {
-    async acquire(endpoint) {
-      const key = `${keyPrefix}:${endpoint}`;
-      const id = randomUUID();
-      const taken = await redis.eval(ACQUIRE, 1, key, limit, leaseMs, id);
-      if (taken !== 1) return null;
-      let released = false;
-      return {
-        async release() {
-          if (released) return;
-          released = true;
-          await redis.zrem(key, id);
-        },
+  // This process's slots per endpoint, and the acquires here waiting for one of them.
+  const held = new Map<string, number>();
+  const waiting = new Map<string, (() => void)[]>();
+
+  const released = (endpoint: string) => {
+    const left = (held.get(endpoint) ?? 1) - 1;
+    if (left > 0) held.set(endpoint, left);
+    else held.delete(endpoint);
+    const queue = waiting.get(endpoint);
+    queue?.shift()?.();
+    if (queue?.length === 0) waiting.delete(endpoint);
+  };
+
+  /**
+   * Resolves when one of this process's slots for `endpoint` is released, or
+   * after `ms`. Waiters are served in order; one that lost the freed slot to
+   * another process goes back to the front.
+   */
+  const slotReleased = (endpoint: string, ms: number, front: boolean) =>
+    new Promise<void>((resolve) => {
+      const queue = waiting.get(endpoint) ?? [];
+      waiting.set(endpoint, queue);
+      const timer = setTimeout(() => {
+        const at = queue.indexOf(wake);
+        if (at >= 0) queue.splice(at, 1);
+        resolve();
+      }, ms);
+      const wake = () => {
+        clearTimeout(timer);
+        resolve();
       };
+      if (front) queue.unshift(wake);
+      else queue.push(wake);
+    });
+
+  async function tryAcquire(endpoint: string): Promise<EndpointLease | null> {
+    const key = `${keyPrefix}:${endpoint}`;
+    const id = randomUUID();
+    const taken = await redis.eval(ACQUIRE, 1, key, limit, leaseMs, id);
+    if (taken !== 1) return null;
+    held.set(endpoint, (held.get(endpoint) ?? 0) + 1);
+    let done = false;
+    return {
+      async release() {
+        if (done) return;
+        done = true;
+        try {
+          await redis.zrem(key, id);
+        } finally {
+          released(endpoint);
+        }
+      },
+    };
+  }
+
+  return {
+    async acquire(endpoint, waitMs = 0) {
+      const deadline = Date.now() + waitMs;
+      // Behind those already waiting here: a newcomer does not take the slot they wait for.
+      let woken = false;
+      if (waitMs > 0 && held.has(endpoint) && waiting.has(endpoint)) {
+        await slotReleased(endpoint, waitMs, false);
+        woken = true;
+      }
+      for (;;) {
+        const lease = await tryAcquire(endpoint);
+        if (lease) return lease;
+        // Only a slot held here is sure to be released soon, and to say so: without one, give up at once.
+        const left = deadline - Date.now();
+        if (left <= 0 || !held.has(endpoint)) return null;
+        await slotReleased(endpoint, left, woken);
+        woken = true;
+      }
     },
   };
 }

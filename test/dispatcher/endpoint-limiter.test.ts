@@ -29,6 +29,24 @@ describe("endpoint limiter", () => {
     expect(await b.acquire("hooks.example:443")).toBeNull();
   });
 
+  test("waiting for a slot: a slot this process holds is handed on when released; none held, no wait", async () => {
+    const here = limiter();
+    const [first, second] = [await here.acquire("w:1"), await here.acquire("w:1")];
+    const started = Date.now();
+    const waiting = here.acquire("w:1", 2000);
+    await Bun.sleep(30);
+    await first?.release();
+    expect(await waiting).not.toBeNull();
+    expect(Date.now() - started).toBeLessThan(1000);
+    // Another process's acquire cannot know when these slots come free: it does not wait.
+    const elsewhere = Date.now();
+    expect(await limiter().acquire("w:1", 2000)).toBeNull();
+    expect(Date.now() - elsewhere).toBeLessThan(500);
+    // Nobody releases: the wait ends at its bound.
+    expect(await here.acquire("w:1", 50)).toBeNull();
+    await second?.release();
+  });
+
   test("a dead holder's leases expire and the slots come back", async () => {
     const dead = limiter(150);
     expect(await dead.acquire("e:1")).not.toBeNull();
