@@ -7,9 +7,12 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
 import type { Store, StoreWriter } from "../store.ts";
 import { migrate } from "./migrations.ts";
 import { createSqliteSession } from "./sqlite-session.ts";
+
+const BUSY_TIMEOUT_MS = 5000;
 
 /** Opens (creating when absent) the store at `path` and brings its schema up to date. */
 export function openSqliteStore(path: string): Store {
@@ -22,7 +25,8 @@ export function openSqliteStore(path: string): Store {
   let queue: Promise<unknown> = Promise.resolve();
 
   const runUnitOfWork = async <T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> => {
-    writer.run("BEGIN IMMEDIATE");
+    // While the dispatcher (or the admin tool) holds the write lock, wait on a timer, not asleep in SQLite.
+    await beginImmediate(writer, BUSY_TIMEOUT_MS);
     try {
       const result = await work(writeSession);
       writer.run("COMMIT");
@@ -55,7 +59,7 @@ function openConnection(path: string): Database {
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
-  // Another process (the admin tool) may hold the write lock briefly.
-  db.run("PRAGMA busy_timeout = 5000");
+  // Another process (the dispatcher, the admin tool) may hold the write lock briefly.
+  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   return db;
 }

@@ -7,6 +7,7 @@
  * far more than the statements in it.
  */
 import { Database } from "bun:sqlite";
+import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
 import type {
   AttemptRecord,
   DeliveryStatus,
@@ -46,6 +47,9 @@ const SQL = {
     WHERE tenant_id = ? AND id = ?`,
 };
 
+// How long a write waits for the API to release the store's write lock.
+const LOCK_WAIT_MS = 5000;
+
 /**
  * Opens the store file at `path`, creating it empty if absent. The dispatcher
  * may start before the API has migrated the file, so statements are prepared
@@ -54,7 +58,7 @@ const SQL = {
 export function openSqliteDeliveryStore(path: string): DeliveryStore {
   const db = new Database(path, { create: true, strict: true });
   // First, so that switching to WAL waits for an API that is migrating the file right now.
-  db.run("PRAGMA busy_timeout = 5000");
+  db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
 
@@ -114,7 +118,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       db.query(SQL.disable).run(reason, at, tenantId, webhookId);
     },
     async close() {
-      write.flush();
+      await write.flush();
       db.close();
     },
   };
@@ -123,15 +127,15 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 interface GroupCommit {
   /** Runs `apply` in the next group commit; resolves with its result once committed. */
   <T>(apply: () => T): Promise<T>;
-  /** Commits the waiting writes now. */
-  flush(): void;
+  /** Commits the waiting writes now; resolves once they (and any batch under way) are committed. */
+  flush(): Promise<void>;
 }
 
 /**
  * Collects the writes of one event-loop turn and commits them in one
  * `BEGIN IMMEDIATE` transaction. Each write runs in its own savepoint, so one
  * that throws is rolled back and rejected alone; when the transaction itself
- * fails (the store stayed locked past busy_timeout), every write in it is rejected.
+ * fails (the store stayed locked past LOCK_WAIT_MS), every write in it is rejected.
  */
 function createGroupCommit(db: Database): GroupCommit {
   type Pending = {
@@ -153,13 +157,18 @@ function createGroupCommit(db: Database): GroupCommit {
     }),
   );
 
-  const flush = () => {
-    const writes = pending;
-    pending = [];
-    if (writes.length === 0) return;
+  const commit = async (writes: Pending[]) => {
     let outcomes: Outcome[];
     try {
-      outcomes = all.immediate(writes);
+      // While the API holds the write lock, wait on a timer: asleep in SQLite, every delivery in flight would stop.
+      await beginImmediate(db, LOCK_WAIT_MS);
+      try {
+        outcomes = all(writes);
+        db.run("COMMIT");
+      } catch (error) {
+        if (db.inTransaction) db.run("ROLLBACK");
+        throw error;
+      }
     } catch (error) {
       for (const write of writes) write.reject(error);
       return;
@@ -171,9 +180,24 @@ function createGroupCommit(db: Database): GroupCommit {
     });
   };
 
+  // One batch at a time; writes arriving while one waits for the lock go into the next.
+  let flushing: Promise<void> | null = null;
+  const drain = async () => {
+    while (pending.length > 0) {
+      const writes = pending;
+      pending = [];
+      await commit(writes);
+    }
+    flushing = null;
+  };
+  const flush = () => {
+    flushing ??= drain();
+    return flushing;
+  };
+
   const write = <T>(apply: () => T) =>
     new Promise<T>((resolve, reject) => {
-      if (pending.length === 0) setImmediate(flush);
+      if (pending.length === 0 && !flushing) setImmediate(flush);
       pending.push({ apply, resolve: resolve as (value: unknown) => void, reject });
     });
   return Object.assign(write, { flush });
