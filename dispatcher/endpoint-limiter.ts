@@ -3,8 +3,9 @@
  * dispatcher process: an endpoint (`host:port`) in, a lease (or none, when the
  * endpoint is at its limit) out. A counting semaphore of expiring leases —
  * one sorted set per endpoint, members are lease ids scored by their expiry
- * on Redis's clock — so the slots of a dispatcher that dies come back on
- * their own once its leases expire.
+ * on Redis's clock. A held lease is renewed while its delivery runs, so
+ * leases can be short: the slots of a dispatcher that dies come back on their
+ * own within one lease time.
  */
 import { randomUUID } from "node:crypto";
 import type Redis from "ioredis";
@@ -17,6 +18,16 @@ redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+// Pushes a lease's expiry on, if it is still there (an expired one is not revived).
+const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if not redis.call('ZSCORE', KEYS[1], ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `;
 
@@ -41,8 +52,8 @@ export interface EndpointLimiterOptions {
   /** Deliveries in flight to one endpoint, across all dispatchers. */
   limit: number;
   /**
-   * How long a lease lives unless released: longer than any attempt can take
-   * (the delivery timeout plus a margin), so only a dead dispatcher's leases expire.
+   * How long a lease lives unless released or renewed; a held lease is
+   * renewed every third of this, so only a dead (or frozen) dispatcher's leases expire.
    */
   leaseMs: number;
 }
@@ -95,11 +106,16 @@ export function createEndpointLimiter({
     const taken = await redis.eval(ACQUIRE, 1, key, limit, leaseMs, id);
     if (taken !== 1) return null;
     held.set(endpoint, (held.get(endpoint) ?? 0) + 1);
+    const renewal = setInterval(() => {
+      redis.eval(RENEW, 1, key, leaseMs, id).catch(() => undefined);
+    }, leaseMs / 3);
+    renewal.unref();
     let done = false;
     return {
       async release() {
         if (done) return;
         done = true;
+        clearInterval(renewal);
         try {
           await redis.zrem(key, id);
         } finally {

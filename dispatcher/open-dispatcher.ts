@@ -33,8 +33,8 @@ export interface OpenDispatcher extends Dispatcher {
   close(graceMs: number): Promise<void>;
 }
 
-// A lease outlives the longest attempt by this much, so only a dead dispatcher's leases ever expire.
-const LEASE_MARGIN_MS = 10_000;
+// Endpoint slots are renewed while held: a killed dispatcher's come back within this.
+const ENDPOINT_LEASE_MS = 5000;
 
 /** Builds and starts a dispatcher. */
 export function openDispatcher(
@@ -48,7 +48,7 @@ export function openDispatcher(
     redis: env.redis,
     keyPrefix: redisKeys(config.REDIS_PREFIX).endpointLeases,
     limit: config.DELIVERY_ENDPOINT_CONCURRENCY,
-    leaseMs: config.DELIVERY_TIMEOUT_MS + LEASE_MARGIN_MS,
+    leaseMs: ENDPOINT_LEASE_MS,
   });
   const send = createHttpSender({
     policy: { allowHttp: config.DELIVERY_ALLOW_HTTP, allowedRanges: config.DELIVERY_ALLOW_PRIVATE_NETWORKS },

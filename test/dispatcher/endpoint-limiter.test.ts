@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { connectRedis } from "../../common/redis.ts";
 import { createEndpointLimiter, type EndpointLimiter } from "../../dispatcher/endpoint-limiter.ts";
 import { openTestRedis, type TestRedis } from "../support/redis.ts";
 
@@ -48,11 +49,30 @@ describe("endpoint limiter", () => {
   });
 
   test("a dead holder's leases expire and the slots come back", async () => {
-    const dead = limiter(150);
+    // Its own connection, cut as a killed process's would be: its renewals stop with it.
+    const connection = connectRedis(r.url, () => undefined);
+    const dead = createEndpointLimiter({
+      redis: connection,
+      keyPrefix: `${r.prefix}:endpoint-leases`,
+      limit: 2,
+      leaseMs: 150,
+    });
     expect(await dead.acquire("e:1")).not.toBeNull();
     expect(await dead.acquire("e:1")).not.toBeNull();
+    connection.disconnect();
     expect(await limiter().acquire("e:1")).toBeNull();
     await Bun.sleep(200);
     expect(await limiter().acquire("e:1")).not.toBeNull();
+  });
+
+  test("a live holder's lease is renewed past its lease time until released", async () => {
+    const live = limiter(150);
+    const [first, second] = [await live.acquire("e:2"), await live.acquire("e:2")];
+    expect(second).not.toBeNull();
+    await Bun.sleep(400);
+    expect(await limiter().acquire("e:2")).toBeNull();
+    await first?.release();
+    expect(await limiter().acquire("e:2")).not.toBeNull();
+    await second?.release();
   });
 });
