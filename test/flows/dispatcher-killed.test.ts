@@ -11,8 +11,8 @@ test("dispatcher killed mid-delivery and restarted: every delivery completes", a
     mutations: 60,
     kills: 2,
     answerMs: 200,
-    // A killed dispatcher's endpoint slots only come back when their leases expire (timeout + 10 s): here
-    // the endpoint has room for more than one dispatcher's worth of deliveries, so the restart need not wait.
+    // A killed dispatcher's endpoint slots come back when their leases expire (within 5 s): here the
+    // endpoint has room for more than one dispatcher's worth of deliveries, so the restart need not wait.
     dispatcherEnv: { DISPATCH_CONCURRENCY: "16", DELIVERY_ENDPOINT_CONCURRENCY: "64" },
   });
   expect(result.failures).toEqual([]);

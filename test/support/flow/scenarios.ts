@@ -162,6 +162,7 @@ export async function dispatcherKilled(scale: {
       const writes = await flow.write({ count: scale.mutations });
       let kills = 0;
       let killedInFlight = 0;
+      const recoveries: number[] = [];
       const deadline = Date.now() + 60_000 * scale.kills;
       while (kills < scale.kills && Date.now() < deadline) {
         // Mid-delivery: the receiver holds requests the dispatcher is waiting on.
@@ -171,11 +172,20 @@ export async function dispatcherKilled(scale: {
         kills++;
         await Bun.sleep(100);
         await flow.service.dispatcher.start();
+        // Recovery: from the restart to the next request at the receiver (none left to send: stop killing).
+        const restarted = Date.now();
+        const seen = flow.requests.length;
+        while (flow.requests.length === seen && Date.now() < deadline && (await flow.check()).lost > 0)
+          await Bun.sleep(20);
+        if (flow.requests.length === seen) break;
+        recoveries.push(Date.now() - restarted);
         await Bun.sleep(scale.answerMs * 2);
       }
       const figures = await flow.settle(120_000);
       const failures = guaranteeFailures(writes, figures, { duplicatesAllowed: true });
       if (killedInFlight === 0) failures.push("no kill happened mid-delivery");
+      if (kills < scale.kills)
+        failures.push(`only ${kills} of ${scale.kills} kills: the deliveries ran out first`);
       return {
         name: "dispatcher killed",
         setup: `${scale.mutations} mutations; the receiver answers after ${scale.answerMs} ms; the dispatcher SIGKILLed ${kills} times with deliveries in flight and restarted after 100 ms (${Object.entries(
@@ -185,7 +195,11 @@ export async function dispatcherKilled(scale: {
           .join(", ")})`,
         writes,
         figures,
-        extra: { kills, "requests in flight at the kills": killedInFlight },
+        extra: {
+          kills,
+          "requests in flight at the kills": killedInFlight,
+          "restart → next request at the receiver, median / max": `${percentile(recoveries, 50)} / ${Math.max(0, ...recoveries)} ms`,
+        },
         failures,
       } satisfies ScenarioResult;
     },
@@ -283,13 +297,22 @@ export async function redisOutage(scale: {
 
 /** 5. The receiver down (connections refused), then back within the retry window. */
 export async function receiverOutage(scale: { mutations: number; downMs: number; seed?: number }) {
+  // Six attempts over at least 12 s (jitter −20%): the outage must end well within that.
+  const schedule = "500ms,1s,2s,4s,8s";
   return withFlow(
-    { writers: 2, seed: scale.seed, service: { dispatcherEnv: FAST_DISPATCHER_ENV } },
+    {
+      writers: 2,
+      seed: scale.seed,
+      service: { dispatcherEnv: { ...FAST_DISPATCHER_ENV, DELIVERY_RETRY_SCHEDULE: schedule } },
+    },
     async (flow) => {
       await flow.receiverDown();
+      const comesBack = (async () => {
+        await Bun.sleep(scale.downMs);
+        flow.receiverUp();
+      })();
       const writes = await flow.write({ count: scale.mutations });
-      await Bun.sleep(scale.downMs);
-      flow.receiverUp();
+      await comesBack;
       const figures = await flow.settle(30_000);
       const failures = guaranteeFailures(writes, figures, { duplicatesAllowed: true });
       const logged = await flow.deliveryLog();
@@ -314,7 +337,7 @@ export async function receiverOutage(scale: { mutations: number; downMs: number;
       }
       return {
         name: "receiver outage",
-        setup: `${scale.mutations} mutations while the receiver refuses connections; back after ${scale.downMs / 1000} s; retry schedule ${FAST_DISPATCHER_ENV.DELIVERY_RETRY_SCHEDULE}`,
+        setup: `${scale.mutations} mutations from the moment the receiver starts refusing connections; it is back ${scale.downMs / 1000} s later; retry schedule ${schedule}`,
         writes,
         figures,
         extra: {
