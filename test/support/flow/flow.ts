@@ -22,6 +22,11 @@ export interface FlowOptions {
   service?: ServiceOptions;
   writers?: number;
   profile?: WriterOptions["profile"];
+  /**
+   * One receiver (one endpoint) per webhook, as when each webhook has its own
+   * subscriber; default: one receiver for all, so all share one endpoint's limit.
+   */
+  receiverPerHook?: boolean;
   /** Default: `variables` for every writer; `mixed`: even writers inline their values. */
   style?: "variables" | "mixed";
   seed?: number;
@@ -84,11 +89,20 @@ export async function openFlow(options: FlowOptions = {}) {
   const service = await startService(options.service);
   const requests: ReceivedRequest[] = [];
   let responder: Responder = () => new Response("ok");
-  let receiver: Receiver | null = startReceiver((r, i) => responder(r, i), { requests });
-  const receiverPort = receiver.port;
+  const answer: Responder = (r, i) => responder(r, i);
+  const ports = new Map<string, number>();
+  const receivers = new Map<string, Receiver>();
+  for (const spec of HOOK_SPECS) {
+    const shared = options.receiverPerHook ? undefined : [...receivers.values()][0];
+    const receiver = shared ?? startReceiver(answer, { requests });
+    receivers.set(spec.name, receiver);
+    ports.set(spec.name, receiver.port);
+  }
+  const distinct = () => [...new Set(receivers.values())];
+  let down = false;
   const close = async () => {
-    await receiver?.stop();
-    receiver = null;
+    if (!down) await Promise.all(distinct().map((r) => r.stop()));
+    down = true;
     await service.stop();
   };
   try {
@@ -101,7 +115,7 @@ export async function openFlow(options: FlowOptions = {}) {
       const answer = await client.request("POST", "/webhooks", {
         body: {
           name: spec.name,
-          url: `${receiver.url}/${spec.name}`,
+          url: `${receivers.get(spec.name)?.url}/${spec.name}`,
           type: "graphql",
           query: subscriptionOf(spec),
         },
@@ -267,14 +281,22 @@ export async function openFlow(options: FlowOptions = {}) {
       respondWith(next: Responder) {
         responder = next;
       },
-      /** Takes the receiver off the network (connections refused). */
+      /** Takes the receivers off the network (connections refused). */
       async receiverDown() {
-        await receiver?.stop();
-        receiver = null;
+        if (down) return;
+        down = true;
+        await Promise.all(distinct().map((r) => r.stop()));
       },
-      /** Brings the receiver back on its port. */
+      /** Brings the receivers back on their ports. */
       receiverUp() {
-        if (!receiver) receiver = startReceiver((r, i) => responder(r, i), { port: receiverPort, requests });
+        if (!down) return;
+        down = false;
+        const byPort = new Map<number, Receiver>();
+        for (const [name, port] of ports) {
+          const receiver = byPort.get(port) ?? startReceiver(answer, { port, requests });
+          byPort.set(port, receiver);
+          receivers.set(name, receiver);
+        }
       },
       close,
     };

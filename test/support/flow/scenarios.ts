@@ -360,12 +360,20 @@ export async function load(scale: {
   rate: number;
   durationMs: number;
   writers?: number;
+  /** One receiver per webhook (each its own endpoint); default true. */
+  receiverPerHook?: boolean;
   dispatcherEnv?: Record<string, string>;
   seed?: number;
 }) {
   const writers = scale.writers ?? 8;
   return withFlow(
-    { writers, profile: "load", seed: scale.seed, service: { dispatcherEnv: scale.dispatcherEnv } },
+    {
+      writers,
+      profile: "load",
+      seed: scale.seed,
+      receiverPerHook: scale.receiverPerHook ?? true,
+      service: { dispatcherEnv: scale.dispatcherEnv },
+    },
     async (flow) => {
       const { api, dispatcher, redis } = flow.service;
       const samples: { api: number; dispatcher: number; redis: number }[] = [];
@@ -394,7 +402,7 @@ export async function load(scale: {
         mean(samples.slice(-third).map((s) => s[key])) - mean(samples.slice(0, third).map((s) => s[key]));
       return {
         name: "load",
-        setup: `${scale.rate} mutations/s for ${scale.durationMs / 1000} s from ${writers} writers (one operation each on Regions or Gadgets, each matched by 1–2 webhooks)`,
+        setup: `${scale.rate} mutations/s for ${scale.durationMs / 1000} s from ${writers} writers (one operation each on Regions or Gadgets, each matched by 1–2 webhooks); ${(scale.receiverPerHook ?? true) ? "each webhook at its own receiver (its own endpoint)" : "every webhook at one receiver (one endpoint, default limit of 8 in flight)"}; default dispatcher settings${scale.dispatcherEnv ? ` but ${JSON.stringify(scale.dispatcherEnv)}` : ""}; log level warn`,
         writes,
         figures,
         extra: {
