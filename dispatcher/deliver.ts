@@ -188,7 +188,12 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     }
     // A fast endpoint frees a slot within milliseconds: wait for it here rather than park the job for a second.
     const lease = await limiter.acquire(request.endpoint, Math.min(deps.busyDelayMs, SLOT_WAIT_MS));
-    if (!lease) return { kind: "busy", delayMs: jitteredDelay(deps.busyDelayMs, 0.5, random()) };
+    if (!lease) {
+      // Slots held here for 8 s will hardly free up within the next second: parking the job for the
+      // busy delay only would cycle it through the worker over and over, at the other endpoints' expense.
+      const wait = Math.max(deps.busyDelayMs, limiter.heldFor(request.endpoint));
+      return { kind: "busy", delayMs: jitteredDelay(wait, 0.5, random()) };
+    }
     return sendAndDecide(job, request, context, lease);
   };
 }

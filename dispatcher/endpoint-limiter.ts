@@ -43,6 +43,8 @@ export interface EndpointLimiter {
    * slots, first waits up to that long for one of them to be released.
    */
   acquire(endpoint: string, waitMs?: number): Promise<EndpointLease | null>;
+  /** How long this process has held its oldest slot at `endpoint`, in ms; 0 when it holds none. */
+  heldFor(endpoint: string): number;
 }
 
 export interface EndpointLimiterOptions {
@@ -65,14 +67,21 @@ export function createEndpointLimiter({
   limit,
   leaseMs,
 }: EndpointLimiterOptions): EndpointLimiter {
-  // This process's slots per endpoint, and the acquires here waiting for one of them.
-  const held = new Map<string, number>();
+  // When this process took each slot it holds, per endpoint (oldest first), and the acquires here waiting for one.
+  const held = new Map<string, number[]>();
   const waiting = new Map<string, (() => void)[]>();
 
-  const released = (endpoint: string) => {
-    const left = (held.get(endpoint) ?? 1) - 1;
-    if (left > 0) held.set(endpoint, left);
-    else held.delete(endpoint);
+  const heldFor = (endpoint: string) => {
+    const oldest = held.get(endpoint)?.[0];
+    return oldest === undefined ? 0 : Date.now() - oldest;
+  };
+  // Slots held here for longer than the wait are not about to come free: an endpoint this slow is not waited for.
+  const freesSoon = (endpoint: string, waitMs: number) => held.has(endpoint) && heldFor(endpoint) < waitMs;
+
+  const released = (endpoint: string, takenAt: number) => {
+    const times = held.get(endpoint) ?? [];
+    times.splice(times.indexOf(takenAt), 1);
+    if (times.length === 0) held.delete(endpoint);
     const queue = waiting.get(endpoint);
     queue?.shift()?.();
     if (queue?.length === 0) waiting.delete(endpoint);
@@ -101,11 +110,16 @@ export function createEndpointLimiter({
     });
 
   async function tryAcquire(endpoint: string): Promise<EndpointLease | null> {
+    // This process alone fills the endpoint's limit: no need to ask Redis.
+    if ((held.get(endpoint)?.length ?? 0) >= limit) return null;
     const key = `${keyPrefix}:${endpoint}`;
     const id = randomUUID();
     const taken = await redis.eval(ACQUIRE, 1, key, limit, leaseMs, id);
     if (taken !== 1) return null;
-    held.set(endpoint, (held.get(endpoint) ?? 0) + 1);
+    const takenAt = Date.now();
+    const times = held.get(endpoint) ?? [];
+    times.push(takenAt);
+    held.set(endpoint, times);
     const renewal = setInterval(() => {
       redis.eval(RENEW, 1, key, leaseMs, id).catch(() => undefined);
     }, leaseMs / 3);
@@ -119,27 +133,28 @@ export function createEndpointLimiter({
         try {
           await redis.zrem(key, id);
         } finally {
-          released(endpoint);
+          released(endpoint, takenAt);
         }
       },
     };
   }
 
   return {
+    heldFor,
     async acquire(endpoint, waitMs = 0) {
       const deadline = Date.now() + waitMs;
       // Behind those already waiting here: a newcomer does not take the slot they wait for.
       let woken = false;
-      if (waitMs > 0 && held.has(endpoint) && waiting.has(endpoint)) {
+      if (waitMs > 0 && freesSoon(endpoint, waitMs) && waiting.has(endpoint)) {
         await slotReleased(endpoint, waitMs, false);
         woken = true;
       }
       for (;;) {
         const lease = await tryAcquire(endpoint);
         if (lease) return lease;
-        // Only a slot held here is sure to be released soon, and to say so: without one, give up at once.
+        // Only a slot held here is sure to be released soon, and to say so: without a recent one, give up at once.
         const left = deadline - Date.now();
-        if (left <= 0 || !held.has(endpoint)) return null;
+        if (left <= 0 || !freesSoon(endpoint, waitMs)) return null;
         await slotReleased(endpoint, left, woken);
         woken = true;
       }
