@@ -8,10 +8,15 @@
  * Run: bun bench/queries.ts [seconds] [maxJobs]  → bench/results/queries.md
  */
 import { writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+
 import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
 import { machine, residentMiB, startApiProcess, startBareServer } from "./support.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
+const LOAD_BEFORE = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" / ");
 const MAX_JOBS = Number(process.argv[3] ?? 1_000_000);
 const CONNECTIONS = 32;
 const STATUSES = ["Queued", "Dispatched", "Complete", "Cancelled"];
@@ -118,6 +123,7 @@ const lines = [
   "# Query throughput and scaling",
   "",
   `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/queries.ts ${SECONDS} ${MAX_JOBS}\`.`,
+  `Load average before the run (1 / 5 / 15 min): ${LOAD_BEFORE} — figures from a busy machine are lower than they would be on an idle one.`,
   `Setup: the API process (SQLite, WAL) pinned to core 0; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run) pinned to core 1; loopback; the same documents every request (parsed and validated once). Data loaded through GraphQL: ${loadSeconds.map((s) => `${s.toFixed(0)} s`).join(" + ")}.`,
   "",
   "| workload | requests/s | p50 | p99 | vs bare Bun.serve | target |",
