@@ -8,6 +8,8 @@ export interface WrkResult {
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
+  /** Answers whose body held "errors" (POST runs only; GraphQL errors come with status 200). */
+  graphqlErrors: number;
 }
 
 export function ensureWrk(): void {
@@ -19,19 +21,25 @@ export function ensureWrk(): void {
   if (install.exitCode !== 0) throw new Error("wrk is missing: apt-get install wrk");
 }
 
-/** Loads `url` for `seconds` with `connections`; `body` (with %n counters) makes it a POST. */
+/**
+ * Loads `url` for `seconds` with `connections`; `body` (with %n counters) makes it a POST,
+ * sent with `Authorization: Bearer <token>` when a token is given and any extra `headers`.
+ */
 export async function runWrk(options: {
   url: string;
   seconds: number;
   connections: number;
   body?: string;
   token?: string;
+  headers?: Record<string, string>;
   core?: number;
 }): Promise<WrkResult> {
-  const env: Record<string, string> = { ...process.env, TOKEN: options.token ?? "" } as Record<
-    string,
-    string
-  >;
+  const extraHeaders = Object.entries(options.headers ?? {}).map(([name, value]) => `${name}: ${value}`);
+  const env: Record<string, string> = {
+    ...process.env,
+    TOKEN: options.token ?? "",
+    EXTRA_HEADERS: extraHeaders.join("\n"),
+  } as Record<string, string>;
   const args = ["wrk", "-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
   if (options.body !== undefined) {
     const file = join(tmpdir(), `wrk-body-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
@@ -56,5 +64,6 @@ export async function runWrk(options: {
     p50Ms: latency("50"),
     p99Ms: latency("99"),
     non2xx: number(/Non-2xx or 3xx responses:\s+(\d+)/) || 0,
+    graphqlErrors: number(/GraphQL errors:\s+(\d+)/) || 0,
   };
 }

@@ -1,0 +1,211 @@
+/**
+ * Our service as a system under test: the real API process pinned to the
+ * server core (its private Redis pinned there too), the dataset loaded through
+ * the public API only (one REST call for the upsert key, then GraphQL mutations
+ * of at most 100 aliased inserts with values in variables).
+ */
+import { join } from "node:path";
+import { residentMiB, startApiProcess } from "../support.ts";
+import { deferStop } from "./cleanup.ts";
+import {
+  accountRow,
+  allocationRows,
+  contactRow,
+  indexes,
+  jobRow,
+  regionRow,
+  resourceRow,
+  SIZES,
+} from "./dataset.ts";
+import { findPidsIn, pinProcess } from "./memory.ts";
+import { graphqlBody, type SystemUnderTest } from "./system.ts";
+
+type Graphql = (query: string, variables?: Record<string, unknown>) => Promise<Record<string, string>>;
+
+/** Starts our API on `core`, loads the dataset and returns the workloads. */
+export async function startOurs(core: number): Promise<SystemUnderTest> {
+  const api = await startApiProcess(core);
+  const stop = deferStop("our API", api.stop);
+  const redisPids = findPidsIn("redis-server", join(api.dataDir, "redis"));
+  for (const pid of redisPids) pinProcess(pid, core);
+
+  const field = await api.call("POST", "/custom/standalone/fields", {
+    schemaName: "Accounts",
+    name: "ExternalId",
+    column: { type: "string", unique: true },
+  });
+  if (field.status !== 200) throw new Error(`creating Accounts.ExternalId answered ${field.status}`);
+  const graphql: Graphql = async (query, variables) => {
+    const answer = await api.call("POST", "/graphql/graphql", { query, variables });
+    if (answer.body.errors) throw new Error(`our API: ${JSON.stringify(answer.body.errors).slice(0, 500)}`);
+    return (answer.body.data as { schema: Record<string, string> }).schema;
+  };
+  const started = performance.now();
+  const refs = await loadReferences(graphql);
+  await loadJobs(graphql, refs);
+  const seconds = (performance.now() - started) / 1000;
+
+  const region = refs.regions[0];
+  const ops = indexes(10);
+  return {
+    name: "ours",
+    url: `${api.base}/graphql/graphql`,
+    headers: { Authorization: `Bearer ${api.token}` },
+    bodies: {
+      W1: graphqlBody(
+        `{ jobs(filter: "JobStatus == 'Dispatched' AND Duration > 30", first: 20) { edges { node { Name Duration JobStatus Start Description } } } }`,
+      ),
+      W2: graphqlBody(
+        "{ jobs(first: 20) { edges { node { Name Region { Name } JobAllocations(limit: 20) { Resource { Name } } } } } }",
+      ),
+      W3: graphqlBody(
+        `mutation Insert($d: String) { schema { insertJobs(input: {Duration: 30, JobStatus: "Queued", RegionId: "${region}", Description: $d}) } }`,
+        { d: "W3 %n" },
+      ),
+      W4: graphqlBody(
+        `mutation Upsert(${ops.map((i) => `$k${i}: String`).join(", ")}) { schema { ${ops
+          .map(
+            (i) => `u${i}: upsertAccounts(input: {ExternalId: $k${i}, Name: "W4"}, keyField: "ExternalId")`,
+          )
+          .join(" ")} } }`,
+        Object.fromEntries(ops.map((i) => [`k${i}`, `W4-%n-${i}`])),
+      ),
+    },
+    load: { route: "GraphQL mutations, ≤ 100 aliased inserts each, values in variables", seconds },
+    memory: () => ({
+      serverMiB: residentMiB(api.pid),
+      storeMiB: redisPids.reduce((sum, pid) => sum + residentMiB(pid), 0),
+      storeLabel: "Redis RSS; the records live in SQLite inside the API process",
+    }),
+    pids: () => [api.pid, ...redisPids],
+    stop,
+  };
+}
+
+/**
+ * Inserts `count` records of `object`, 100 aliases per mutation, each input a variable
+ * (type `New<object>`); returns the new UIDs in row order.
+ */
+async function insertAll(
+  graphql: Graphql,
+  object: string,
+  count: number,
+  input: (i: number) => Record<string, unknown>,
+): Promise<string[]> {
+  const ids: string[] = [];
+  for (let from = 0; from < count; from += 100) {
+    const slots = indexes(Math.min(100, count - from));
+    const data = await graphql(
+      `mutation Load(${slots.map((s) => `$r${s}: New${object}!`).join(", ")}) { schema { ${slots
+        .map((s) => `r${s}: insert${object}(input: $r${s})`)
+        .join(" ")} } }`,
+      Object.fromEntries(slots.map((s) => [`r${s}`, input(from + s)])),
+    );
+    ids.push(...slots.map((s) => data[`r${s}`] ?? ""));
+  }
+  return ids;
+}
+
+interface References {
+  regions: string[];
+  accounts: string[];
+  contacts: string[];
+  resources: string[];
+}
+
+/** Regions, Accounts, Contacts, Resources; returns their UIDs by dataset index. */
+async function loadReferences(graphql: Graphql): Promise<References> {
+  const regions = await insertAll(graphql, "Regions", SIZES.regions, (i) => {
+    const r = regionRow(i);
+    return { Name: r.name, Timezone: r.timezone, Description: r.description, CountryCode: r.countryCode };
+  });
+  const accounts = await insertAll(graphql, "Accounts", SIZES.accounts, (i) => {
+    const a = accountRow(i);
+    return { Name: a.name, ExternalId: a.externalId, Phone: a.phone, BillingCity: a.billingCity };
+  });
+  const contacts = await insertAll(graphql, "Contacts", SIZES.contacts, (i) => {
+    const c = contactRow(i);
+    return {
+      FirstName: c.firstName,
+      LastName: c.lastName,
+      Email: c.email,
+      Title: c.title,
+      AccountId: accounts[c.account],
+      RegionId: regions[c.region],
+    };
+  });
+  const resources = await insertAll(graphql, "Resources", SIZES.resources, (i) => {
+    const r = resourceRow(i);
+    return {
+      Name: r.name,
+      PrimaryRegionId: regions[r.primaryRegion],
+      Category: r.category,
+      ResourceType: r.resourceType,
+      Rating: r.rating,
+    };
+  });
+  return { regions, accounts, contacts, resources };
+}
+
+/** Jobs per mutation: 40 Jobs and their 60 allocations make 100 aliases. */
+const JOBS_PER_MUTATION = 40;
+
+/**
+ * The one document that loads every batch: slot s inserts a Job named by idAlias `j<s>`,
+ * then its allocations, which reference it by that alias. Batches start at multiples of
+ * 40, so slot s has as many allocations as dataset Job s.
+ */
+function jobBatchDocument(): string {
+  const slots = indexes(JOBS_PER_MUTATION);
+  const allocations = (s: number) => allocationRows(s).map((_, k) => `a${s}_${k}`);
+  const declarations = slots.flatMap((s) => [
+    `$j${s}: NewJobs!`,
+    ...allocations(s).map((a) => `$${a}: NewJobAllocations!`),
+  ]);
+  const operations = slots.flatMap((s) => [
+    `j${s}: insertJobs(input: $j${s}, idAlias: "j${s}")`,
+    ...allocations(s).map((a) => `${a}: insertJobAllocations(input: $${a})`),
+  ]);
+  return `mutation Load(${declarations.join(", ")}) { schema { ${operations.join(" ")} } }`;
+}
+
+function jobBatchVariables(from: number, refs: References): Record<string, unknown> {
+  const variables: Record<string, unknown> = {};
+  for (const s of indexes(JOBS_PER_MUTATION)) {
+    const job = jobRow(from + s);
+    variables[`j${s}`] = {
+      Description: job.description,
+      JobStatus: job.jobStatus,
+      Urgency: job.urgency,
+      Start: job.start,
+      End: job.end,
+      Duration: job.duration,
+      RegionId: refs.regions[job.region],
+      AccountId: refs.accounts[job.account],
+      ContactId: job.contact === null ? null : refs.contacts[job.contact],
+    };
+    allocationRows(from + s).forEach((a, k) => {
+      variables[`a${s}_${k}`] = {
+        JobId: `j${s}`,
+        ResourceId: refs.resources[a.resource],
+        Status: a.status,
+        TeamLeader: a.teamLeader,
+      };
+    });
+  }
+  return variables;
+}
+
+/** Loads every Job with its allocations: the first batch alone (so the first Jobs by UID are the dataset's first), then two in flight. */
+async function loadJobs(graphql: Graphql, refs: References): Promise<void> {
+  const document = jobBatchDocument();
+  await graphql(document, jobBatchVariables(0, refs));
+  const starts = indexes(SIZES.jobs / JOBS_PER_MUTATION - 1).map((k) => (k + 1) * JOBS_PER_MUTATION);
+  const next = async (): Promise<void> => {
+    const from = starts.shift();
+    if (from === undefined) return;
+    await graphql(document, jobBatchVariables(from, refs));
+    return next();
+  };
+  await Promise.all([next(), next()]);
+}
