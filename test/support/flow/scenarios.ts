@@ -75,6 +75,16 @@ export function residentMiB(pid: number): number {
   }
 }
 
+/** CPU time a process has used so far, in ms (Linux /proc); 0 when it is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 /** 1. Steady flow: mixed mutations from several writers, half of them inlining values. */
 export async function steadyFlow(scale: { mutations: number; writers?: number; seed?: number }) {
   const writers = scale.writers ?? 4;
@@ -281,7 +291,7 @@ export async function redisOutage(scale: {
       failures.push(...guaranteeFailures(writes, figures, { duplicatesAllowed: true }));
       return {
         name: "Redis outage",
-        setup: `writes for ${scale.durationMs / 1000} s from 3 writers with Redis stopped for ${scale.outageMs / 1000} s in the middle; then ${scale.queued} mutations queued with the dispatcher stopped, the API stopped, Redis SIGKILLed and restarted from its AOF, the dispatcher started alone`,
+        setup: `writes at 200/s for ${scale.durationMs / 1000} s from 3 writers with Redis stopped for ${scale.outageMs / 1000} s in the middle; then ${scale.queued} mutations queued with the dispatcher stopped, the API stopped, Redis SIGKILLed and restarted from its AOF, the dispatcher started alone`,
         writes,
         figures,
         extra: {
@@ -385,6 +395,9 @@ export async function load(scale: {
         });
       sample();
       const sampler = setInterval(sample, 1000);
+      const pids = [api.pid(), dispatcher.pid(), redis.pid(), process.pid];
+      const cpuBefore = pids.map(cpuMs);
+      const started = Date.now();
       let writes: WriteRun;
       try {
         writes = await flow.write({ durationMs: scale.durationMs, ratePerSecond: scale.rate });
@@ -392,6 +405,10 @@ export async function load(scale: {
         clearInterval(sampler);
       }
       const figures = await flow.settle(60_000);
+      const [apiCpu, dispatcherCpu, redisCpu, ownCpu] = pids.map(
+        (pid, i) => cpuMs(pid) - (cpuBefore[i] ?? 0),
+      );
+      const cores = (ms = 0) => (ms / (Date.now() - started)).toFixed(2);
       sample();
       const failures = guaranteeFailures(writes, figures);
       const achieved = (writes.acked / writes.elapsedMs) * 1000;
@@ -408,6 +425,8 @@ export async function load(scale: {
         extra: {
           "mutations/s achieved": Math.round(achieved),
           "mutation round trip p50 / p99 (ms)": `${percentile(writes.roundTrips, 50)} / ${percentile(writes.roundTrips, 99)}`,
+          "CPU cores used, writes and settling (api / dispatcher / redis / this test process)": `${cores(apiCpu)} / ${cores(dispatcherCpu)} / ${cores(redisCpu)} / ${cores(ownCpu)}`,
+          "CPU per mutation (api) / per delivery (dispatcher, redis)": `${((apiCpu ?? 0) / writes.acked).toFixed(2)} / ${((dispatcherCpu ?? 0) / figures.requests).toFixed(2)}, ${((redisCpu ?? 0) / figures.requests).toFixed(2)} ms`,
           "RSS MiB api start → peak → end": `${mib(samples[0]?.api)} → ${mib(Math.max(...samples.map((s) => s.api)))} → ${mib(samples.at(-1)?.api)}`,
           "RSS MiB dispatcher start → peak → end": `${mib(samples[0]?.dispatcher)} → ${mib(Math.max(...samples.map((s) => s.dispatcher)))} → ${mib(samples.at(-1)?.dispatcher)}`,
           "RSS MiB redis start → peak → end": `${mib(samples[0]?.redis)} → ${mib(Math.max(...samples.map((s) => s.redis)))} → ${mib(samples.at(-1)?.redis)}`,

@@ -1,0 +1,153 @@
+/**
+ * The fault scenarios of issue 9 at full length, against the real processes
+ * (private Redis, API, dispatcher) and real receivers on loopback. Each
+ * scenario's figures — sent, received, duplicated, lost; latencies; memory —
+ * go into bench/results/faults.md with the machine and the date (a run of
+ * some scenarios replaces only their sections).
+ * Run: bun bench/faults.ts [scenario|all] [scale]
+ *   scenarios: steady, api-kill, dispatcher-kill, redis, receiver, fuzz, isolation, load, load-one-endpoint
+ *   scale: a multiplier of the default sizes (default 1; 0.1 for a quick look)
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { fuzz } from "../test/support/flow/fuzz.ts";
+import { isolation } from "../test/support/flow/isolation.ts";
+import {
+  apiKilled,
+  dispatcherKilled,
+  load,
+  receiverOutage,
+  redisOutage,
+  type ScenarioResult,
+  steadyFlow,
+} from "../test/support/flow/scenarios.ts";
+import { machine } from "./support.ts";
+
+type Outcome =
+  | ScenarioResult
+  | { name: string; setup: string; extra: Record<string, number | string>; failures: string[] };
+
+const SCENARIOS: Record<string, (scale: number) => Promise<Outcome>> = {
+  steady: (k) => steadyFlow({ mutations: Math.round(5000 * k), writers: 8 }),
+  "api-kill": (k) =>
+    apiKilled({ durationMs: Math.round(60_000 * k), kills: Math.max(1, Math.round(40 * k)) }),
+  "dispatcher-kill": (k) =>
+    dispatcherKilled({
+      mutations: Math.round(1000 * k),
+      kills: Math.max(1, Math.round(10 * k)),
+      answerMs: 200,
+      // Defaults otherwise (endpoint limit 8): a killed dispatcher's endpoint slots come back when their leases expire.
+      dispatcherEnv: { DISPATCH_LOCK_MS: "2000" },
+    }),
+  redis: (k) =>
+    redisOutage({
+      durationMs: Math.round(30_000 * k),
+      outageMs: Math.round(10_000 * k),
+      queued: Math.round(2000 * k),
+    }),
+  receiver: (k) => receiverOutage({ mutations: Math.round(2000 * k), downMs: 4000 }),
+  fuzz: (k) => fuzz({ requests: Math.round(20_000 * k) }),
+  isolation: () => isolation(),
+  load: (k) => load({ rate: 1000, durationMs: Math.round(60_000 * k), writers: 32 }),
+  "load-one-endpoint": (k) =>
+    load({ rate: 1000, durationMs: Math.round(60_000 * k), writers: 32, receiverPerHook: false }),
+};
+
+const [which = "all", scaleText = "1"] = process.argv.slice(2);
+const scale = Number(scaleText);
+const names = which === "all" ? Object.keys(SCENARIOS) : which.split(",");
+for (const name of names)
+  if (!SCENARIOS[name]) throw new Error(`unknown scenario ${name}: ${Object.keys(SCENARIOS).join(", ")}`);
+
+const results = join(import.meta.dir, "results/faults.md");
+const sections = new Map<string, string>();
+if (existsSync(results)) {
+  for (const part of readFileSync(results, "utf8")
+    .split(/^(?=## )/m)
+    .slice(1)) {
+    const key = /<!-- scenario: (\S+) -->/.exec(part)?.[1];
+    if (key) sections.set(key, part.trimEnd());
+  }
+}
+
+/** Latency figures mean little on a machine others are loading: wait (at most 10 min) for a quiet one. */
+async function quietMachine(): Promise<void> {
+  const deadline = Date.now() + 600_000;
+  while ((loadavg()[0] ?? 0) > 1 && Date.now() < deadline) {
+    console.log(`load average ${loadavg()[0]?.toFixed(2)}: waiting for a quieter machine`);
+    await Bun.sleep(15_000);
+  }
+}
+
+let failed = 0;
+for (const name of names) {
+  if (name.startsWith("load")) await quietMachine();
+  const started = Date.now();
+  const load1 = loadavg()[0]?.toFixed(2);
+  console.log(`== ${name} (scale ${scale})`);
+  const outcome = await (SCENARIOS[name] as (scale: number) => Promise<Outcome>)(scale);
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  if (outcome.failures.length > 0) failed++;
+  const section = render(
+    name,
+    outcome,
+    seconds,
+    `${load1} at the start, ${loadavg()[0]?.toFixed(2)} at the end`,
+  );
+  console.log(section);
+  sections.set(name, section);
+}
+
+const order = Object.keys(SCENARIOS).filter((name) => sections.has(name));
+writeFileSync(
+  results,
+  `# Faults, end to end\n\nEach section: \`bun bench/faults.ts <scenario> [scale]\` against the real processes (private Redis with AOF, \`bun api/main.ts\`, \`bun dispatcher/main.ts\`) and receivers on loopback; \`bun bench/faults.ts all\` runs them in turn. "Lost" counts expected deliveries never received; "duplicates" are extra requests carrying an already received \`service-request-id\` (retries, allowed: at least once); "unexpected" would be a delivery nobody expected, or one change under two request ids. Latency: the element's \`timestamp\` (the commit, in the API process) to the receiver's clock on receipt, same machine. The default test suite runs each scenario small (\`test/flows/\`).\n\n${order.map((name) => sections.get(name)).join("\n\n")}\n`,
+);
+console.log(`\nwritten to ${results}`);
+process.exit(failed > 0 ? 1 : 0);
+
+function render(name: string, outcome: Outcome, seconds: string, load: string): string {
+  const lines = [
+    `## ${outcome.name}`,
+    `<!-- scenario: ${name} -->`,
+    "",
+    `Command: \`bun bench/faults.ts ${name} ${scale}\`. Machine: ${machine()}; load average ${load}. Date: ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Took ${seconds} s.`,
+    "",
+    `Setup: ${outcome.setup}.`,
+    "",
+    "| figure | value |",
+    "| --- | --- |",
+  ];
+  if ("figures" in outcome) {
+    const { writes, figures } = outcome;
+    const row = (label: string, value: number | string) => lines.push(`| ${label} | ${value} |`);
+    row("mutations sent / acknowledged", `${writes.sent} / ${writes.acked}`);
+    if (writes.lostAnswersCommitted + writes.lostAnswersNotCommitted > 0)
+      row(
+        "answers lost (API killed): committed / not committed (read back)",
+        `${writes.lostAnswersCommitted} / ${writes.lostAnswersNotCommitted}`,
+      );
+    row("mutations refused", writes.rejected.length);
+    row("deliveries expected", figures.expected);
+    row("requests received", figures.requests);
+    row("delivered (distinct)", figures.delivered);
+    row("duplicates (retries of one request id)", figures.duplicates);
+    row("**lost**", `**${figures.lost}**`);
+    row("unexpected", figures.unexpected);
+    row("bad signatures / bad timestamps", `${figures.badSignatures} / ${figures.badTimestamps}`);
+    row(
+      "commit → receipt p50 / p99 / max",
+      `${figures.latency.p50} / ${figures.latency.p99} / ${figures.latency.max} ms`,
+    );
+    row("settled after the writes in", `${(figures.settleMs / 1000).toFixed(1)} s`);
+  }
+  for (const [label, value] of Object.entries(outcome.extra)) lines.push(`| ${label} | ${value} |`);
+  lines.push(
+    "",
+    outcome.failures.length === 0
+      ? "Result: **held**."
+      : `Result: **did not hold**: ${outcome.failures.join("; ")}`,
+  );
+  return lines.join("\n");
+}
