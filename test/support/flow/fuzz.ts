@@ -37,6 +37,9 @@ interface FuzzRequest {
 interface SchemaInfo {
   /** Object name → its scalar field names. */
   objects: Map<string, string[]>;
+  /** Object name → its lookup (object) and reverse-list field names. */
+  lookups: Map<string, string[]>;
+  lists: Map<string, string[]>;
   /** Object name → input field names of `New<Object>`. */
   inputs: Map<string, string[]>;
 }
@@ -131,7 +134,7 @@ export async function fuzz(scale: { requests: number; seed?: number; concurrency
       [...statuses].filter(([status]) => status >= low && status < low + 100).reduce((n, [, c]) => n + c, 0);
     return {
       name: "hostile input",
-      setup: `${scale.requests} seeded (seed ${seed}) random requests, ${scale.concurrency ?? 8} at a time, over every REST endpoint and GraphQL query and mutation argument of a tenant with a custom object of every column type: random and mutated JSON bodies, EQL filters (mutated, 50,000-deep parentheses, 40,000-value lists), documents (mutated, deep, aliased, cyclic fragments), path segments, query strings and headers (no or forged tokens, odd content types, 64 KiB headers); each answer due within ${DEADLINE_MS / 1000} s`,
+      setup: `${scale.requests} seeded (seed ${seed}) random requests, ${scale.concurrency ?? 8} at a time, over every REST endpoint and every GraphQL argument (list, by-id, lookup and reverse-list fields; insert, update, upsert, delete) of a tenant with a custom object of every column type: random and mutated JSON bodies, EQL filters (mutated, 50,000-deep parentheses, 40,000-value lists), documents (mutated, deep, aliased, cyclic fragments), path segments, query strings and headers (no or forged tokens, odd content types, 64 KiB headers); each answer due within ${DEADLINE_MS / 1000} s`,
       extra: {
         "requests sent": sent,
         "answers 2xx / 3xx / 4xx / 5xx": `${byClass(200)} / ${byClass(300)} / ${byClass(400)} / ${byClass(500)}`,
@@ -198,31 +201,38 @@ async function schemaInfo(client: ReturnType<typeof apiClient>): Promise<SchemaI
       types: {
         name: string;
         kind: string;
-        fields: { name: string; type: { kind: string } }[] | null;
+        fields: { name: string; type: { kind: string; ofType: { kind: string } | null } }[] | null;
         inputFields: { name: string }[] | null;
       }[];
     }
   ).types;
   const objects = new Map<string, string[]>();
+  const lookups = new Map<string, string[]>();
+  const lists = new Map<string, string[]>();
   const inputs = new Map<string, string[]>();
+  const kindOf = (f: { type: { kind: string; ofType: { kind: string } | null } }) =>
+    f.type.kind === "NON_NULL" ? f.type.ofType?.kind : f.type.kind;
   const connection = new Set(
     types.filter((t) => t.name.endsWith("Connection")).map((t) => t.name.slice(0, -10)),
   );
   for (const type of types) {
-    if (type.kind === "OBJECT" && connection.has(type.name))
+    if (type.kind === "OBJECT" && connection.has(type.name)) {
+      const fields = type.fields ?? [];
+      const named = (kind: string) => fields.filter((f) => kindOf(f) === kind).map((f) => f.name);
       objects.set(
         type.name,
-        (type.fields ?? [])
-          .filter((f) => f.type.kind !== "OBJECT" && f.type.kind !== "LIST")
-          .map((f) => f.name),
+        fields.filter((f) => kindOf(f) !== "OBJECT" && kindOf(f) !== "LIST").map((f) => f.name),
       );
+      lookups.set(type.name, named("OBJECT"));
+      lists.set(type.name, named("LIST"));
+    }
     if (type.kind === "INPUT_OBJECT" && type.name.startsWith("New"))
       inputs.set(
         type.name.slice(3),
         (type.inputFields ?? []).map((f) => f.name),
       );
   }
-  return { objects, inputs };
+  return { objects, lookups, lists, inputs };
 }
 
 const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
@@ -301,7 +311,21 @@ function graphqlRequest(random: Random, fixtures: Fixtures, info: SchemaInfo): F
         `after: ${JSON.stringify(random() < 0.5 ? mutateText(random, fixtures.cursor) : nastyString(random))}`,
       );
     if (random() < 0.2) args.push(`offset: ${graphqlValue(random)}`);
-    const selection = [...new Set(Array.from({ length: 3 }, () => pick(random, fields)))].join(" ");
+    const picked = new Set(Array.from({ length: 3 }, () => pick(random, fields)));
+    const lookupFields = info.lookups.get(object) ?? [];
+    if (lookupFields.length > 0 && random() < 0.3) picked.add(`${pick(random, lookupFields)} { UID }`);
+    const listFields = info.lists.get(object) ?? [];
+    if (listFields.length > 0 && random() < 0.4) {
+      // A reverse list with its own filter, orderBy and limit over the related object's fields.
+      const related = [...info.objects.values()].flat();
+      const listArgs = [
+        random() < 0.7 ? `filter: ${JSON.stringify(randomFilter(random, related, objects))}` : "",
+        random() < 0.4 ? `orderBy: ${JSON.stringify(`${pick(random, related)} DESC`)}` : "",
+        random() < 0.5 ? `limit: ${graphqlValue(random)}` : "",
+      ].filter((a) => a !== "");
+      picked.add(`${pick(random, listFields)}${listArgs.length ? `(${listArgs.join(", ")})` : ""} { UID }`);
+    }
+    const selection = [...picked].join(" ");
     query = `{ ${lowerFirst(object)}${args.length ? `(${args.join(", ")})` : ""} { ${random() < 0.3 ? "totalCount " : ""}edges { cursor offset node { ${selection} } } pageInfo { hasNextPage endCursor } } }`;
   } else if (roll < 0.45) {
     label = "query with variables";
