@@ -144,7 +144,9 @@ function render(name: string, outcome: Outcome, seconds: string, load: string): 
       "commit → receipt p50 / p99 / max",
       `${figures.latency.p50} / ${figures.latency.p99} / ${figures.latency.max} ms`,
     );
-    row("settled after the writes in", `${(figures.settleMs / 1000).toFixed(1)} s`);
+    row("all received, after the writes ended, within", `${(figures.receivedMs / 1000).toFixed(1)} s`);
+    if (!Number.isNaN(figures.unfinished))
+      row("deliveries not succeeded in the delivery log (all read back)", figures.unfinished);
   }
   for (const [label, value] of Object.entries(outcome.extra)) lines.push(`| ${label} | ${value} |`);
   lines.push(

@@ -70,6 +70,9 @@ export interface LoggedDelivery {
 }
 
 export interface SettledFigures extends DeliveryFigures {
+  /** From the call to the last expected delivery received. */
+  receivedMs: number;
+  /** From the call to the end of the checks (the delivery log read included). */
   settleMs: number;
   /** Deliveries the log does not show succeeded (NaN when the log was not read). */
   unfinished: number;
@@ -253,6 +256,7 @@ export async function openFlow(options: FlowOptions = {}) {
         await Bun.sleep(100);
         figures = await check();
       }
+      const receivedMs = Date.now() - started;
       let unfinished = Number.NaN;
       if (log) {
         for (;;) {
@@ -263,7 +267,7 @@ export async function openFlow(options: FlowOptions = {}) {
         // Deliveries finishing meanwhile may have been sent again: count them too.
         figures = await check();
       }
-      return { ...figures, settleMs: Date.now() - started, unfinished };
+      return { ...figures, receivedMs, settleMs: Date.now() - started, unfinished };
     }
 
     return {

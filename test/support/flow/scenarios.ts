@@ -418,7 +418,7 @@ export async function load(scale: {
       const growth = (key: "api" | "dispatcher" | "redis") =>
         mean(samples.slice(-third).map((s) => s[key])) - mean(samples.slice(0, third).map((s) => s[key]));
       return {
-        name: "load",
+        name: scale.receiverPerHook === false ? "load, one endpoint" : "load",
         setup: `${scale.rate} mutations/s for ${scale.durationMs / 1000} s from ${writers} writers (one operation each on Regions or Gadgets, each matched by 1–2 webhooks); ${(scale.receiverPerHook ?? true) ? "each webhook at its own receiver (its own endpoint)" : "every webhook at one receiver (one endpoint, default limit of 8 in flight)"}; default dispatcher settings${scale.dispatcherEnv ? ` but ${JSON.stringify(scale.dispatcherEnv)}` : ""}; log level warn`,
         writes,
         figures,
