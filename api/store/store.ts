@@ -19,6 +19,8 @@ export interface ListQuery {
   limit: number;
   /** What NOW() means, ms since the epoch. */
   now: number;
+  /** Read only these fields (UID always); every field when absent. */
+  fields?: readonly FieldDef[];
 }
 
 /** A listed record with its sort-key values (what its cursor encodes). */
@@ -34,6 +36,8 @@ export interface RelatedQuery {
   /** At most this many children per parent. */
   limit: number;
   now: number;
+  /** Read only these fields (UID and the reference always); every field when absent. */
+  fields?: readonly FieldDef[];
 }
 
 export const ROLES = ["administrator", "scheduler", "resource"] as const;
@@ -162,8 +166,16 @@ export interface StoreReader {
   catalogueVersion(tenantId: string): Promise<number>;
   loadCustomDefinitions(tenantId: string): Promise<CustomDefinitions>;
 
-  /** The records of `object` with these UIDs (those that exist, in no particular order). */
-  findRecords(tenantId: string, object: ObjectDef, uids: readonly string[]): Promise<RecordValues[]>;
+  /**
+   * The records of `object` with these UIDs (those that exist, in no particular order),
+   * with only `fields` (UID always) when given.
+   */
+  findRecords(
+    tenantId: string,
+    object: ObjectDef,
+    uids: readonly string[],
+    fields?: readonly FieldDef[],
+  ): Promise<RecordValues[]>;
   /** A record whose `field` equals `value`, other than `exceptUid`; null when none. */
   findRecordByValue(
     tenantId: string,

@@ -3,17 +3,18 @@
  * connections, `xById`, lookups and reverse lists, the latter two batched per
  * request through loaders (one store query per field per level).
  */
-import type { GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
+import type { FieldNode, GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
 import { LimitExceededError, ValidationError } from "../../../common/errors.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
-import type { Store } from "../../store/store.ts";
+import type { ListedRecord, Store } from "../../store/store.ts";
 import { prepareFilter } from "../filter/check-filter.ts";
 import type { CheckedFilter } from "../filter/checked-filter.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
 import { createBatchLoader } from "./batch-loader.ts";
 import { decodeCursor, encodeCursor, orderFingerprint } from "./cursor.ts";
 import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
+import { selectedFields } from "./selected-fields.ts";
 
 type Resolver = GraphQLFieldResolver<RecordValues, GraphQLContext>;
 
@@ -58,18 +59,18 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
     return entry;
   };
 
-  /** This request's loader of `object` records by UID. */
-  const byUid = (context: GraphQLContext, object: ObjectDef) =>
-    context.loaders.get(`uid:${object.name}`, () =>
+  /** This request's loader of `object` records by UID, reading `fields` (one loader per field list). */
+  const byUid = (context: GraphQLContext, object: ObjectDef, fields: readonly FieldDef[]) =>
+    context.loaders.get(fields, () =>
       createBatchLoader<string, RecordValues | null>(async (uids) => {
-        const records = await store.findRecords(context.principal.tenantId, object, uids);
+        const records = await store.findRecords(context.principal.tenantId, object, uids, fields);
         return new Map(records.map((record) => [record.UID as string, record]));
       }, null),
     );
 
   const list =
     (object: ObjectDef): Resolver =>
-    async (_source, args: ListArgs, context) => {
+    async (_source, args: ListArgs, context, info) => {
       const first = args.first ?? limits.maxPageSize;
       if (first > limits.maxPageSize)
         throw new LimitExceededError(`first may not exceed ${limits.maxPageSize}`);
@@ -87,20 +88,20 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
         offset,
         limit: first + 1,
         now,
+        fields: selectedFields(object, info.fieldNodes, EDGE_NODE, info.fragments),
       });
-      const page = rows.slice(0, first);
-      const edges = page.map((row, i) => ({
-        cursor: encodeCursor(row.sortKey, fingerprint),
-        node: row.values,
-        offset: offset + i,
-      }));
+      const edges = rows.slice(0, first).map((row, i) => new Edge(row, offset + i, fingerprint));
       return {
         edges,
         pageInfo: {
           hasNextPage: rows.length > first,
           hasPreviousPage: after !== null || offset > 0,
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges[edges.length - 1]?.cursor ?? null,
+          get startCursor() {
+            return edges[0]?.cursor ?? null;
+          },
+          get endCursor() {
+            return edges[edges.length - 1]?.cursor ?? null;
+          },
         },
         // Called by the default resolver only when `totalCount` is selected.
         totalCount: () => store.countRecords(tenantId, object, filter, now),
@@ -109,16 +110,16 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
 
   const byId =
     (object: ObjectDef): Resolver =>
-    (_source, args: { UID: string }, context) =>
-      byUid(context, object).load(args.UID);
+    (_source, args: { UID: string }, context, info) =>
+      byUid(context, object, selectedFields(object, info.fieldNodes, OWN, info.fragments)).load(args.UID);
 
   const lookup =
     (field: FieldDef): Resolver =>
-    (source, _args, context) => {
+    (source, _args, context, info) => {
       const uid = source[field.name];
-      return typeof uid === "string"
-        ? byUid(context, objectNamed(field.referenceTo as string)).load(uid)
-        : null;
+      if (typeof uid !== "string") return null;
+      const target = objectNamed(field.referenceTo as string);
+      return byUid(context, target, selectedFields(target, info.fieldNodes, OWN, info.fragments)).load(uid);
     };
 
   const reverse =
@@ -129,15 +130,17 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
         throw new LimitExceededError(`limit may not exceed ${limits.maxRelatedLimit}`);
       if (limit < 0) throw new ValidationError("limit must not be negative");
       const child = objectNamed(reference.objectName);
-      const key = `reverse:${reference.id}:${info.path.key}:${JSON.stringify(args)}`;
-      const loader = context.loaders.get(key, () => {
+      // One loader per field node: its arguments are the same for every parent row of this request.
+      const loader = context.loaders.get(info.fieldNodes[0] as FieldNode, () => {
         const { filter, order } = prepare(child, args.filter, args.orderBy);
+        const fields = selectedFields(child, info.fieldNodes, OWN, info.fragments);
         return createBatchLoader<string, RecordValues[]>(async (parents) => {
           const rows = await store.listRelated(context.principal.tenantId, child, reference, parents, {
             filter,
             order,
             limit,
             now: Date.now(),
+            fields,
           });
           const grouped = new Map<string, RecordValues[]>();
           for (const row of rows) {
@@ -151,4 +154,22 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
     };
 
   return { list, byId, lookup, reverse };
+}
+
+const EDGE_NODE = ["edges", "node"];
+const OWN: string[] = [];
+
+/** An edge of a connection; its cursor is encoded only when asked for. */
+class Edge {
+  readonly node: RecordValues;
+  constructor(
+    private readonly row: ListedRecord,
+    readonly offset: number,
+    private readonly fingerprint: string,
+  ) {
+    this.node = row.values;
+  }
+  get cursor(): string {
+    return encodeCursor(this.row.sortKey, this.fingerprint);
+  }
 }

@@ -12,7 +12,7 @@ import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
 import type { ListedRecord, StoreReader } from "../store.ts";
 import { compileFilter } from "./compile-filter.ts";
 
-import { type ColumnValue, quoteIdent } from "./record-codec.ts";
+import { type ColumnValue, columnList, quoteIdent } from "./record-codec.ts";
 import { decodeRow } from "./record-session.ts";
 
 type QueryMethods = Pick<StoreReader, "listRecords" | "countRecords" | "listRelated">;
@@ -104,6 +104,21 @@ function keysetCondition(keys: string[], order: readonly OrderTerm[], values: re
   return { sql: `(${alternatives.join(" OR ")})`, params };
 }
 
+const withReferences = new WeakMap<readonly FieldDef[], Map<FieldDef, readonly FieldDef[]>>();
+
+/** `fields` with `reference` among them: children are grouped by it. The same array for the same input. */
+function withReference(fields: readonly FieldDef[], reference: FieldDef): readonly FieldDef[] {
+  if (fields.includes(reference)) return fields;
+  const byReference = withReferences.get(fields) ?? new Map<FieldDef, readonly FieldDef[]>();
+  withReferences.set(fields, byReference);
+  let extended = byReference.get(reference);
+  if (!extended) {
+    extended = [...fields, reference];
+    byReference.set(reference, extended);
+  }
+  return extended;
+}
+
 const orderClause = (keys: string[], order: readonly OrderTerm[]) =>
   keys.map((key, i) => `${key} ${order[i]?.direction === "DESC" ? "DESC" : "ASC"}`).join(", ");
 
@@ -118,14 +133,15 @@ export function createQuerySession(
         ? keysetCondition(p.keys, query.order, query.after)
         : { sql: "1", params: [] };
       const selectKeys = p.keys.map((key, i) => `${key} AS __k${i}`).join(", ");
-      const sql = `SELECT ${BASE}.*, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
+      const fields = query.fields ?? object.fields;
+      const sql = `SELECT ${columnList(fields)}, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
         WHERE (${p.where}) AND ${keyset.sql} ORDER BY ${orderClause(p.keys, query.order)} LIMIT ? OFFSET ?`;
       const rows = db
         .query<Row, ColumnValue[]>(sql)
         .all(...p.params, ...keyset.params, query.limit, query.offset);
       return rows.map(
         (row): ListedRecord => ({
-          values: decodeRow(object, row),
+          values: decodeRow(fields, row),
           sortKey: p.keys.map((_, i) => row[`__k${i}`] ?? null),
         }),
       );
@@ -142,14 +158,15 @@ export function createQuerySession(
       if (parentUids.length === 0) return [];
       const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const fk = `${BASE}.${quoteIdent(reference.mapping)}`;
+      const fields = withReference(query.fields ?? object.fields, reference);
       const marks = parentUids.map(() => "?").join(", ");
       const sql = `SELECT * FROM (
-          SELECT ${BASE}.*, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${orderClause(p.keys, query.order)}) AS __rn
+          SELECT ${columnList(fields)}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${orderClause(p.keys, query.order)}) AS __rn
           FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
           WHERE ${fk} IN (${marks}) AND (${p.where})
         ) WHERE __rn <= ? ORDER BY __rn`;
       const rows = db.query<Row, ColumnValue[]>(sql).all(...parentUids, ...p.params, query.limit);
-      return rows.map((row) => decodeRow(object, row));
+      return rows.map((row) => decodeRow(fields, row));
     },
   };
 }

@@ -41,6 +41,18 @@ export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+const columnLists = new WeakMap<readonly FieldDef[], string>();
+
+/** `r."uid", r."name", …` for the fields read by a query over alias `r`; built once per field list. */
+export function columnList(fields: readonly FieldDef[]): string {
+  let list = columnLists.get(fields);
+  if (list === undefined) {
+    list = fields.map((field) => `r.${quoteIdent(field.mapping)}`).join(", ");
+    columnLists.set(fields, list);
+  }
+  return list;
+}
+
 /** `CREATE TABLE` for an object's records: one column per field, `uid` the primary key. */
 export function createTableSql(table: string, object: ObjectDef): string {
   const columns = object.fields.map(

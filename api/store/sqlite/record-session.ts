@@ -8,7 +8,7 @@ import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { LoggedChange, RecordValues } from "../../catalogue/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
-import { type ColumnValue, decodeValue, encodeValue, quoteIdent } from "./record-codec.ts";
+import { type ColumnValue, columnList, decodeValue, encodeValue, quoteIdent } from "./record-codec.ts";
 
 type RecordMethods = Pick<
   StoreWriter,
@@ -36,10 +36,10 @@ interface ChangeRow {
   committed_at: number;
 }
 
-/** A row of an object's table → record values by field name. */
-export function decodeRow(object: ObjectDef, row: Record<string, ColumnValue>): RecordValues {
+/** A row of an object's table → record values by field name (of `fields`, when only those were read). */
+export function decodeRow(fields: readonly FieldDef[], row: Record<string, ColumnValue>): RecordValues {
   const values: RecordValues = {};
-  for (const field of object.fields) values[field.name] = decodeValue(field, row[field.mapping] ?? null);
+  for (const field of fields) values[field.name] = decodeValue(field, row[field.mapping] ?? null);
   return values;
 }
 
@@ -61,20 +61,20 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
   };
 
   return {
-    async findRecords(tenantId, object, uids) {
+    async findRecords(tenantId, object, uids, fields = object.fields) {
       if (uids.length === 0) return [];
       const marks = uids.map(() => "?").join(", ");
       const rows = db.query<Record<string, ColumnValue>, string[]>(
-        `SELECT * FROM ${table(tenantId, object)} WHERE uid IN (${marks})`,
+        `SELECT ${columnList(fields)} FROM ${table(tenantId, object)} r WHERE uid IN (${marks})`,
       );
-      return rows.all(...uids).map((row) => decodeRow(object, row));
+      return rows.all(...uids).map((row) => decodeRow(fields, row));
     },
     async findRecordByValue(tenantId, object, field, value, exceptUid) {
       const sql = `SELECT * FROM ${table(tenantId, object)} WHERE ${column(field)} = ? AND uid IS NOT ? LIMIT 1`;
       const row = db
         .query<Record<string, ColumnValue>, ColumnValue[]>(sql)
         .get(encodeValue(field, value), exceptUid ?? null);
-      return row ? decodeRow(object, row) : null;
+      return row ? decodeRow(object.fields, row) : null;
     },
     async countReferencing(tenantId, source, field, uid) {
       const sql = `SELECT count(*) AS n FROM ${table(tenantId, source)} WHERE ${column(field)} = ?`;

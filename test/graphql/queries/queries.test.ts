@@ -205,6 +205,31 @@ describe("relations", () => {
     expect(nodes.find((n) => n.Region.Name === "South")?.Region.Resources).toEqual([]);
   });
 
+  test("fields reached through fragments, inline fragments and aliases are all read", async () => {
+    const plain = await gql(
+      `{ jobs(first: 5, orderBy: "Description") { edges { node { Description Duration RegionId Region { Name Timezone } JobAllocations { Name ResourceId } } } } }`,
+    );
+    const spread = await gql(`
+      fragment Zone on Regions { Timezone }
+      fragment Job on Jobs { d: Description ... on Jobs { Duration } }
+      { jobs(first: 5, orderBy: "Description") { edges { ... on JobsEdge { node { ...Job RegionId
+        north: Region { Name } zone: Region { ...Zone } JobAllocations { ... { Name } ResourceId } } } } } }`);
+    expect(plain.errors).toBeUndefined();
+    expect(spread.errors).toBeUndefined();
+    type Node = Record<string, unknown> & { north: { Name: string }; zone: { Timezone: string } };
+    const reshaped = conn(spread.data).edges.map(({ node }) => {
+      const { d, north, zone, ...rest } = node as Node;
+      return { node: { Description: d, ...rest, Region: { ...north, ...zone } } };
+    });
+    expect(reshaped).toEqual(conn(plain.data).edges as never);
+    expect(conn(plain.data).edges[0]?.node).toMatchObject({
+      Description: "job 00",
+      Duration: 0,
+      Region: { Name: "South", Timezone: "UTC" },
+      JobAllocations: [{ Name: expect.stringMatching(/^JA-/), ResourceId: expect.any(String) }],
+    });
+  });
+
   test("reverse lists take filter, orderBy and limit", async () => {
     const result = await gql(
       `{ regionsById(UID: "${regions[0]}") { Jobs(filter: "Duration < 20", orderBy: "Duration DESC", limit: 3) { Duration } } }`,

@@ -1,0 +1,80 @@
+/**
+ * The record fields a selection reads, so a store query fetches only those
+ * columns: the fields selected, the reference behind a lookup, and always UID
+ * (reverse lists and cursors key on it). Followed through fragments and inline
+ * fragments; @skip/@include are ignored (reading a column too many is harmless).
+ * Memoized per field node: documents are cached, so their nodes come back.
+ */
+import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from "graphql";
+import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import { names } from "../schema/naming.ts";
+
+type Fragments = Record<string, FragmentDefinitionNode>;
+
+/** The fields of `selectionSet` (of any alias), fragments spread out. */
+function fieldsOf(selectionSet: SelectionSetNode | undefined, fragments: Fragments, into: FieldNode[] = []) {
+  for (const selection of selectionSet?.selections ?? []) {
+    if (selection.kind === "Field") into.push(selection);
+    else if (selection.kind === "InlineFragment") fieldsOf(selection.selectionSet, fragments, into);
+    else fieldsOf(fragments[selection.name.value]?.selectionSet, fragments, into);
+  }
+  return into;
+}
+
+/** The fields reached from `nodes` by following `path` (response-name agnostic: `edges`, then `node`). */
+function fieldsAt(nodes: readonly FieldNode[], path: readonly string[], fragments: Fragments): FieldNode[] {
+  let current = nodes.flatMap((node) => fieldsOf(node.selectionSet, fragments));
+  for (const step of path) {
+    current = current
+      .filter((field) => field.name.value === step)
+      .flatMap((field) => fieldsOf(field.selectionSet, fragments));
+  }
+  return current;
+}
+
+const memberMaps = new WeakMap<ObjectDef, Map<string, FieldDef>>();
+
+/** GraphQL member name → the record field it reads (`FooId` and the lookup `Foo` both read `Foo`). */
+function membersOf(object: ObjectDef): Map<string, FieldDef> {
+  let members = memberMaps.get(object);
+  if (!members) {
+    members = new Map();
+    for (const field of object.fields) {
+      members.set(field.type === "reference" ? names.referenceId(field.name) : field.name, field);
+      if (field.type === "reference") members.set(field.name, field);
+    }
+    memberMaps.set(object, members);
+  }
+  return members;
+}
+
+const memo = new WeakMap<FieldNode, Map<string, readonly FieldDef[]>>();
+
+/**
+ * The fields of `object` read under `nodes` at `path` (`[]` for the field's own selection,
+ * `["edges", "node"]` for a connection). The same array comes back for the same nodes and path.
+ */
+export function selectedFields(
+  object: ObjectDef,
+  nodes: readonly FieldNode[],
+  path: readonly string[],
+  fragments: Fragments,
+): readonly FieldDef[] {
+  const first = nodes[0];
+  const key = `${object.name}\u0000${path.join(".")}`;
+  const cached = first ? memo.get(first)?.get(key) : undefined;
+  if (cached) return cached;
+  const members = membersOf(object);
+  const chosen = new Set<FieldDef>(object.fields.filter((field) => field.name === "UID"));
+  for (const field of fieldsAt(nodes, path, fragments)) {
+    const member = members.get(field.name.value);
+    if (member) chosen.add(member);
+  }
+  const result = [...chosen];
+  if (first) {
+    const byPath = memo.get(first) ?? new Map<string, readonly FieldDef[]>();
+    byPath.set(key, result);
+    memo.set(first, byPath);
+  }
+  return result;
+}
