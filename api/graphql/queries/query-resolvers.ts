@@ -145,7 +145,9 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
           const grouped = new Map<string, RecordValues[]>();
           for (const row of rows) {
             const parent = row[reference.name] as string;
-            grouped.set(parent, [...(grouped.get(parent) ?? []), row]);
+            const siblings = grouped.get(parent);
+            if (siblings) siblings.push(row);
+            else grouped.set(parent, [row]);
           }
           return grouped;
         }, []);
@@ -156,8 +158,9 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
   return { list, byId, lookup, reverse };
 }
 
-const EDGE_NODE = ["edges", "node"];
-const OWN: string[] = [];
+// Paths into a selection, passed by identity: selectedFields memoizes per path array.
+const EDGE_NODE: readonly string[] = ["edges", "node"];
+const OWN: readonly string[] = [];
 
 /** An edge of a connection; its cursor is encoded only when asked for. */
 class Edge {

@@ -48,11 +48,12 @@ function membersOf(object: ObjectDef): Map<string, FieldDef> {
   return members;
 }
 
-const memo = new WeakMap<FieldNode, Map<string, readonly FieldDef[]>>();
+const memo = new WeakMap<FieldNode, Map<readonly string[], readonly FieldDef[]>>();
 
 /**
  * The fields of `object` read under `nodes` at `path` (`[]` for the field's own selection,
- * `["edges", "node"]` for a connection). The same array comes back for the same nodes and path.
+ * `["edges", "node"]` for a connection). The same array comes back for the same nodes and path
+ * array (a field node always selects on the same object, so the object needs no key).
  */
 export function selectedFields(
   object: ObjectDef,
@@ -61,8 +62,7 @@ export function selectedFields(
   fragments: Fragments,
 ): readonly FieldDef[] {
   const first = nodes[0];
-  const key = `${object.name}\u0000${path.join(".")}`;
-  const cached = first ? memo.get(first)?.get(key) : undefined;
+  const cached = first ? memo.get(first)?.get(path) : undefined;
   if (cached) return cached;
   const members = membersOf(object);
   const chosen = new Set<FieldDef>(object.fields.filter((field) => field.name === "UID"));
@@ -72,8 +72,8 @@ export function selectedFields(
   }
   const result = [...chosen];
   if (first) {
-    const byPath = memo.get(first) ?? new Map<string, readonly FieldDef[]>();
-    byPath.set(key, result);
+    const byPath = memo.get(first) ?? new Map<readonly string[], readonly FieldDef[]>();
+    byPath.set(path, result);
     memo.set(first, byPath);
   }
   return result;

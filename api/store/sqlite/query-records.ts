@@ -119,6 +119,21 @@ function withReference(fields: readonly FieldDef[], reference: FieldDef): readon
   return extended;
 }
 
+/** The first `limit` rows of each parent, from rows ordered by parent. */
+function capPerParent(rows: Row[], column: string, limit: number): Row[] {
+  const kept: Row[] = [];
+  let parent: ColumnValue | undefined;
+  let count = 0;
+  for (const row of rows) {
+    if (row[column] !== parent) {
+      parent = row[column];
+      count = 0;
+    }
+    if (++count <= limit) kept.push(row);
+  }
+  return kept;
+}
+
 const orderClause = (keys: string[], order: readonly OrderTerm[]) =>
   keys.map((key, i) => `${key} ${order[i]?.direction === "DESC" ? "DESC" : "ASC"}`).join(", ");
 
@@ -155,17 +170,29 @@ export function createQuerySession(
     },
 
     async listRelated(tenantId, object, reference: FieldDef, parentUids, query) {
-      if (parentUids.length === 0) return [];
+      if (parentUids.length === 0 || query.limit === 0) return [];
       const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const fk = `${BASE}.${quoteIdent(reference.mapping)}`;
       const fields = withReference(query.fields ?? object.fields, reference);
-      const marks = parentUids.map(() => "?").join(", ");
-      const sql = `SELECT * FROM (
-          SELECT ${columnList(fields)}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${orderClause(p.keys, query.order)}) AS __rn
-          FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
-          WHERE ${fk} IN (${marks}) AND (${p.where})
-        ) WHERE __rn <= ? ORDER BY __rn`;
-      const rows = db.query<Row, ColumnValue[]>(sql).all(...parentUids, ...p.params, query.limit);
+      const from = `FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
+          WHERE ${fk} IN (${parentUids.map(() => "?").join(", ")}) AND (${p.where})`;
+      const order = orderClause(p.keys, query.order);
+      // Parents mostly have few children: read them all in one ordered pass, bounded by
+      // parents × limit, and cap each parent here. Only past that bound does SQLite number
+      // each parent's children (a window over all of them, the costlier statement).
+      const bound = parentUids.length * query.limit;
+      const all = db
+        .query<Row, ColumnValue[]>(`SELECT ${columnList(fields)} ${from} ORDER BY ${fk}, ${order} LIMIT ?`)
+        .all(...parentUids, ...p.params, bound + 1);
+      const rows =
+        all.length <= bound
+          ? capPerParent(all, reference.mapping, query.limit)
+          : db
+              .query<Row, ColumnValue[]>(
+                `SELECT * FROM (SELECT ${columnList(fields)}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS __rn ${from})
+                 WHERE __rn <= ? ORDER BY __rn`,
+              )
+              .all(...parentUids, ...p.params, query.limit);
       return rows.map((row) => decodeRow(fields, row));
     },
   };

@@ -230,6 +230,28 @@ describe("relations", () => {
     });
   });
 
+  test("each parent gets its own first `limit` children, however the children fall across parents", async () => {
+    // North has ~40 jobs, South ~20: with limit 30 all children fit parents × limit, with 15 they do not.
+    for (const limit of [0, 15, 30, 45]) {
+      const batched = await gql(
+        `{ regions(orderBy: "Name") { edges { node { UID Jobs(orderBy: "Duration DESC", limit: ${limit}) { Duration } } } } }`,
+      );
+      expect(batched.errors).toBeUndefined();
+      const parents = conn(batched.data, "regions").edges;
+      expect(parents).toHaveLength(2);
+      for (const { node } of parents) {
+        // The same children through the list field, one region at a time.
+        const alone = await gql(
+          `{ jobs(filter: "RegionId == '${node.UID}'", orderBy: "Duration DESC", first: ${limit}) { totalCount edges { node { Duration } } } }`,
+        );
+        expect(node.Jobs).toEqual(conn(alone.data).edges.map((edge) => edge.node));
+        const total = conn(alone.data).totalCount as number;
+        expect(total).toBeGreaterThan(15);
+        expect((node.Jobs as unknown[]).length).toBe(Math.min(limit, total));
+      }
+    }
+  });
+
   test("reverse lists take filter, orderBy and limit", async () => {
     const result = await gql(
       `{ regionsById(UID: "${regions[0]}") { Jobs(filter: "Duration < 20", orderBy: "Duration DESC", limit: 3) { Duration } } }`,
