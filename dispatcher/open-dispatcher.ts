@@ -83,6 +83,7 @@ export function openDispatcher(
       if (closed) return;
       closed = true;
       await dispatcher.stop(graceMs);
+      await limiter.close();
       await store.close();
     },
   };

@@ -5,11 +5,17 @@ import { openTestRedis, type TestRedis } from "../support/redis.ts";
 
 describe("endpoint limiter", () => {
   let r: TestRedis;
-  let limiter: (leaseMs?: number) => EndpointLimiter;
+  let limiter: (leaseMs?: number, lingerMs?: number) => EndpointLimiter;
   beforeEach(() => {
     r = openTestRedis();
-    limiter = (leaseMs = 10_000) =>
-      createEndpointLimiter({ redis: r.redis, keyPrefix: `${r.prefix}:endpoint-leases`, limit: 2, leaseMs });
+    limiter = (leaseMs = 10_000, lingerMs = 0) =>
+      createEndpointLimiter({
+        redis: r.redis,
+        keyPrefix: `${r.prefix}:endpoint-leases`,
+        limit: 2,
+        leaseMs,
+        lingerMs,
+      });
   });
   afterEach(() => r.close());
 
@@ -46,6 +52,25 @@ describe("endpoint limiter", () => {
     // Nobody releases: the wait ends at its bound.
     expect(await here.acquire("w:1", 50)).toBeNull();
     await second?.release();
+  });
+
+  test("a released slot lingers with its process, still counted, then goes back", async () => {
+    const here = limiter(10_000, 150);
+    const [first, second] = [await here.acquire("l:1"), await here.acquire("l:1")];
+    await first?.release();
+    // Still counted in Redis: another process cannot take it, this one takes it back at once.
+    expect(await limiter().acquire("l:1")).toBeNull();
+    const again = await here.acquire("l:1");
+    expect(again).not.toBeNull();
+    expect(await here.acquire("l:1")).toBeNull();
+    await again?.release();
+    await Bun.sleep(250);
+    const elsewhere = await limiter().acquire("l:1");
+    expect(elsewhere).not.toBeNull();
+    // Closing gives back what lingers at once.
+    await second?.release();
+    await here.close();
+    expect(await limiter().acquire("l:1")).not.toBeNull();
   });
 
   test("a dead holder's leases expire and the slots come back", async () => {
