@@ -16,7 +16,7 @@ import {
   maxAttempts,
   type RetryPolicy,
 } from "./decide-outcome.ts";
-import type { AttemptRecord, DeliveryStore } from "./delivery-store.ts";
+import type { AttemptRecord, DeliveryStore, DeliveryWebhook } from "./delivery-store.ts";
 import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
 import { UndeliverableError } from "./undeliverable-error.ts";
@@ -55,6 +55,12 @@ export interface DelivererDeps {
   random?: () => number;
 }
 
+/** Opened secrets kept in memory (webhook secrets and secret variables), least recently added out first. */
+const OPENED_SECRETS = 1024;
+
+/** How long an attempt runs before the delivery log shows it `delivering`. */
+export const DELIVERING_AFTER_MS = 500;
+
 /** Longest wait, inside an attempt, for a slot this process holds at a busy endpoint (then the job is parked). */
 const SLOT_WAIT_MS = 100;
 
@@ -69,9 +75,21 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
   const release = (lease: EndpointLease) =>
     lease.release().catch((error) => deps.log.warn("endpoint lease not released", { error: String(error) }));
 
+  // Opened secrets by sealed text and context: opening (AES-GCM) every attempt would repeat the same work.
+  const opened = new Map<string, string>();
+  const open = (sealed: string, context: string) => {
+    const key = `${context}\u0000${sealed}`;
+    let secret = opened.get(key);
+    if (secret === undefined) {
+      secret = box.open(sealed, context);
+      if (opened.size >= OPENED_SECRETS) opened.delete(opened.keys().next().value as string);
+      opened.set(key, secret);
+    }
+    return secret;
+  };
+
   /** The request for this attempt, from the webhook and variables as they are now. */
-  async function prepare(job: DeliveryJob): Promise<DeliveryRequest> {
-    const webhook = await store.findWebhook(job.tenantId, job.webhookId);
+  async function prepare(job: DeliveryJob, webhook: DeliveryWebhook | null): Promise<DeliveryRequest> {
     if (!webhook) throw new UndeliverableError("webhook_deleted", "the webhook was deleted");
     if (!webhook.enabled) {
       const why = webhook.disabledReason ? `: ${webhook.disabledReason}` : "";
@@ -81,14 +99,14 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     const variables = new Map(
       stored.map((v) => [
         v.key,
-        v.configType === "secret" ? box.open(v.value, configSecretContext(job.tenantId, v.key)) : v.value,
+        v.configType === "secret" ? open(v.value, configSecretContext(job.tenantId, v.key)) : v.value,
       ]),
     );
     return buildDeliveryRequest({
       job,
       webhook,
       variables,
-      secret: box.open(webhook.sealedSecret, webhookSecretContext(job.tenantId, webhook.id)),
+      secret: open(webhook.sealedSecret, webhookSecretContext(job.tenantId, webhook.id)),
       timestampSeconds: Math.floor(now() / 1000),
     });
   }
@@ -132,10 +150,17 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     lease: EndpointLease,
   ): Promise<DeliveryDecision> {
     let result: AttemptResult;
+    // Most answers come within milliseconds: only an attempt still running after a while is logged
+    // as `delivering`, which spares a delivery-log write per delivery.
+    const marking = setTimeout(() => {
+      store
+        .markDelivering(job.tenantId, job.deliveryId, now())
+        .catch((error) => deps.log.warn("delivery not marked delivering", { error: String(error) }));
+    }, DELIVERING_AFTER_MS);
     try {
-      await store.markDelivering(job.tenantId, job.deliveryId, now());
       result = await send(request, context.signal);
     } finally {
+      clearTimeout(marking);
       await release(lease);
     }
     const attempt = (error: string | null): AttemptRecord => ({
@@ -161,7 +186,7 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
   }
 
   return async (job, context) => {
-    const status = await store.deliveryStatus(job.tenantId, job.deliveryId);
+    const { status, webhook } = await store.loadDelivery(job.tenantId, job.deliveryId, job.webhookId);
     if (status === "succeeded" || status === "failed") {
       deps.log.info("finished delivery's job dropped", {
         tenantId: job.tenantId,
@@ -173,7 +198,7 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     const startedAt = now();
     let request: DeliveryRequest;
     try {
-      request = await prepare(job);
+      request = await prepare(job, webhook);
     } catch (error) {
       // Internal errors (store, secrets) are retried by the worker; on the last attempt the log says why it ended.
       const internal = !(error instanceof UndeliverableError);

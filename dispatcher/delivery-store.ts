@@ -36,13 +36,19 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-export interface DeliveryStore {
+/** What an attempt starts from, read together: where the delivery stands and its webhook as it is now. */
+export interface DeliveryState {
+  /** The delivery's status in the log; null when the log has no such delivery. */
+  status: DeliveryStatus | null;
   /** The webhook's current definition; null when it was deleted. */
-  findWebhook(tenantId: string, webhookId: string): Promise<DeliveryWebhook | null>;
+  webhook: DeliveryWebhook | null;
+}
+
+export interface DeliveryStore {
+  /** The delivery's status and its webhook's current definition, in one read. */
+  loadDelivery(tenantId: string, deliveryId: string, webhookId: string): Promise<DeliveryState>;
   /** The tenant's variables among `keys` (absent ones are simply not returned). */
   findVariables(tenantId: string, keys: readonly string[]): Promise<StoredVariable[]>;
-  /** The delivery's status in the log; null when the log has no such delivery. */
-  deliveryStatus(tenantId: string, deliveryId: string): Promise<DeliveryStatus | null>;
   /** Sets the delivery `delivering` (unless it is already final). */
   markDelivering(tenantId: string, deliveryId: string, at: number): Promise<void>;
   /**

@@ -42,7 +42,7 @@ export function matchChanges(
       tenantId: first.tenantId,
       webhookId,
       mutationId: first.mutationId,
-      deliveryId: deliveryIdOf(webhookId, first.mutationId),
+      deliveryId: deliveryIdOf(webhookId, first.mutationId, first.committedAt),
       body,
       committedAt: first.committedAt,
     });

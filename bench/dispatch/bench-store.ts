@@ -63,13 +63,14 @@ export function createBenchStore(dataDir: string, secretsKey: string): BenchStor
       const jobs = Array.from({ length: count }, (_, n): DeliveryJob => {
         const webhookId = webhookIds[n % webhookIds.length] as string;
         const mutationId = `${run}-${Math.floor(n / webhookIds.length)}`;
+        const committedAt = Date.now();
         return {
           tenantId,
           webhookId,
           mutationId,
-          deliveryId: deliveryIdOf(webhookId, mutationId),
+          deliveryId: deliveryIdOf(webhookId, mutationId, committedAt),
           body: [{ data: { schemaJobs: { operation: "INSERT", id: n, name: `Job ${n}`, status: "open" } } }],
-          committedAt: Date.now(),
+          committedAt,
         };
       });
       insertAll(jobs);

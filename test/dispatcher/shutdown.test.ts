@@ -111,6 +111,8 @@ describe("dispatcher shutdown", () => {
     const job = h.store.addDelivery("w1");
     await enqueueDeliveries(h.queue, [job]);
     await eventually(() => expect(receiver.requests).toHaveLength(1));
+    // The attempt is still running: the log shows it as `delivering`.
+    await eventually(() => expect(statusOf(job.deliveryId)).toBe("delivering"));
 
     dispatcherProcess.kill("SIGKILL");
     await dispatcherProcess.exited;

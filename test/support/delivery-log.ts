@@ -106,13 +106,14 @@ export function openDeliveryLog(): DeliveryLogFixture {
     },
     addDelivery(webhookId, body = [{ data: { schemaJobs: { operation: "INSERT", n: ++counter } } }]) {
       const mutationId = `m-${crypto.randomUUID()}`;
+      const committedAt = Date.now();
       const job: DeliveryJob = {
         tenantId,
         webhookId,
         mutationId,
-        deliveryId: deliveryIdOf(webhookId, mutationId),
+        deliveryId: deliveryIdOf(webhookId, mutationId, committedAt),
         body,
-        committedAt: Date.now(),
+        committedAt,
       };
       db.query(
         `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)

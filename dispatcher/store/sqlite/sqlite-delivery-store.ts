@@ -16,13 +16,14 @@ import type {
   StoredVariable,
 } from "../../delivery-store.ts";
 
-interface WebhookRow {
-  tenant_id: string;
-  id: string;
-  url: string;
-  headers: string;
-  secret: string;
-  enabled: number;
+interface StateRow {
+  delivery_status: DeliveryStatus | null;
+  tenant_id: string | null;
+  id: string | null;
+  url: string | null;
+  headers: string | null;
+  secret: string | null;
+  enabled: number | null;
   disabled_reason: string | null;
 }
 
@@ -33,9 +34,9 @@ interface VariableRow {
 }
 
 const SQL = {
-  webhook:
-    "SELECT tenant_id, id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ? AND id = ?",
-  status: "SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?",
+  state: `SELECT (SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?) AS delivery_status,
+      w.tenant_id, w.id, w.url, w.headers, w.secret, w.enabled, w.disabled_reason
+    FROM (SELECT 1) LEFT JOIN webhooks w ON w.tenant_id = ? AND w.id = ?`,
   delivering: `UPDATE deliveries SET status = 'delivering', updated_at = ?
     WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
@@ -84,18 +85,23 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
   };
 
   return {
-    async findWebhook(tenantId, webhookId): Promise<DeliveryWebhook | null> {
-      const row = db.query<WebhookRow, [string, string]>(SQL.webhook).get(tenantId, webhookId);
-      if (!row) return null;
-      return {
-        tenantId: row.tenant_id,
-        id: row.id,
-        url: row.url,
-        headers: JSON.parse(row.headers) as Record<string, string>,
-        sealedSecret: row.secret,
-        enabled: row.enabled === 1,
-        disabledReason: row.disabled_reason,
-      };
+    async loadDelivery(tenantId, deliveryId, webhookId) {
+      const row = db
+        .query<StateRow, [string, string, string, string]>(SQL.state)
+        .get(tenantId, deliveryId, tenantId, webhookId) as StateRow;
+      const webhook =
+        row.id === null
+          ? null
+          : {
+              tenantId,
+              id: row.id,
+              url: row.url as string,
+              headers: JSON.parse(row.headers as string) as Record<string, string>,
+              sealedSecret: row.secret as string,
+              enabled: row.enabled === 1,
+              disabledReason: row.disabled_reason,
+            };
+      return { status: row.delivery_status, webhook };
     },
     async findVariables(tenantId, keys) {
       if (keys.length === 0) return [];
@@ -106,9 +112,6 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
         .all(tenantId, ...keys)
         .map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
     },
-    deliveryStatus: async (tenantId, deliveryId) =>
-      db.query<{ status: DeliveryStatus }, [string, string]>(SQL.status).get(tenantId, deliveryId)?.status ??
-      null,
     async markDelivering(tenantId, deliveryId, at) {
       await write(() => db.query(SQL.delivering).run(at, tenantId, deliveryId));
     },
@@ -133,9 +136,11 @@ interface GroupCommit {
 
 /**
  * Collects the writes of one event-loop turn and commits them in one
- * `BEGIN IMMEDIATE` transaction. Each write runs in its own savepoint, so one
- * that throws is rolled back and rejected alone; when the transaction itself
- * fails (the store stayed locked past LOCK_WAIT_MS), every write in it is rejected.
+ * `BEGIN IMMEDIATE` transaction. When a write throws, the whole batch is rolled
+ * back and its writes are run again one transaction each, so only the failing
+ * one is rejected (failures are rare: no savepoint per write in the common case).
+ * When the transaction cannot begin (the store stayed locked past LOCK_WAIT_MS),
+ * every write in it is rejected.
  */
 function createGroupCommit(db: Database): GroupCommit {
   type Pending = {
@@ -143,40 +148,28 @@ function createGroupCommit(db: Database): GroupCommit {
     resolve: (value: unknown) => void;
     reject: (error: unknown) => void;
   };
-  type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
   let pending: Pending[] = [];
-  // Nested inside the batch's transaction, db.transaction uses a savepoint.
-  const one = db.transaction((write: Pending) => write.apply());
-  const all = db.transaction((writes: Pending[]) =>
-    writes.map((write): Outcome => {
-      try {
-        return { ok: true, value: one(write) };
-      } catch (error) {
-        return { ok: false, error };
-      }
-    }),
-  );
 
-  const commit = async (writes: Pending[]) => {
-    let outcomes: Outcome[];
+  const commit = async (writes: Pending[]): Promise<void> => {
     try {
       // While the API holds the write lock, wait on a timer: asleep in SQLite, every delivery in flight would stop.
       await beginImmediate(db, LOCK_WAIT_MS);
-      try {
-        outcomes = all(writes);
-        db.run("COMMIT");
-      } catch (error) {
-        if (db.inTransaction) db.run("ROLLBACK");
-        throw error;
-      }
     } catch (error) {
       for (const write of writes) write.reject(error);
       return;
     }
+    let values: unknown[];
+    try {
+      values = writes.map((write) => write.apply());
+      db.run("COMMIT");
+    } catch (error) {
+      if (db.inTransaction) db.run("ROLLBACK");
+      if (writes.length === 1) writes[0]?.reject(error);
+      else for (const write of writes) await commit([write]);
+      return;
+    }
     writes.forEach((write, i) => {
-      const outcome = outcomes[i] as Outcome;
-      if (outcome.ok) write.resolve(outcome.value);
-      else write.reject(outcome.error);
+      write.resolve(values[i]);
     });
   };
 
