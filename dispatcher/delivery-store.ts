@@ -45,7 +45,7 @@ export interface DeliveryState {
 }
 
 export interface DeliveryStore {
-  /** The delivery's status and its webhook's current definition, in one read. */
+  /** The delivery's status and its webhook's current definition, read together. */
   loadDelivery(tenantId: string, deliveryId: string, webhookId: string): Promise<DeliveryState>;
   /** The tenant's variables among `keys` (absent ones are simply not returned). */
   findVariables(tenantId: string, keys: readonly string[]): Promise<StoredVariable[]>;

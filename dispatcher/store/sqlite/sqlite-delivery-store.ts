@@ -16,14 +16,12 @@ import type {
   StoredVariable,
 } from "../../delivery-store.ts";
 
-interface StateRow {
-  delivery_status: DeliveryStatus | null;
-  tenant_id: string | null;
-  id: string | null;
-  url: string | null;
-  headers: string | null;
-  secret: string | null;
-  enabled: number | null;
+interface WebhookRow {
+  id: string;
+  url: string;
+  headers: string;
+  secret: string;
+  enabled: number;
   disabled_reason: string | null;
 }
 
@@ -34,9 +32,10 @@ interface VariableRow {
 }
 
 const SQL = {
-  state: `SELECT (SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?) AS delivery_status,
-      w.tenant_id, w.id, w.url, w.headers, w.secret, w.enabled, w.disabled_reason
-    FROM (SELECT 1) LEFT JOIN webhooks w ON w.tenant_id = ? AND w.id = ?`,
+  // Two point reads: one statement joining them measured twice as slow as both.
+  status: "SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?",
+  webhook:
+    "SELECT id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ? AND id = ?",
   delivering: `UPDATE deliveries SET status = 'delivering', updated_at = ?
     WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
@@ -86,22 +85,20 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
   return {
     async loadDelivery(tenantId, deliveryId, webhookId) {
-      const row = db
-        .query<StateRow, [string, string, string, string]>(SQL.state)
-        .get(tenantId, deliveryId, tenantId, webhookId) as StateRow;
-      const webhook =
-        row.id === null
-          ? null
-          : {
-              tenantId,
-              id: row.id,
-              url: row.url as string,
-              headers: JSON.parse(row.headers as string) as Record<string, string>,
-              sealedSecret: row.secret as string,
-              enabled: row.enabled === 1,
-              disabledReason: row.disabled_reason,
-            };
-      return { status: row.delivery_status, webhook };
+      const status = db
+        .query<{ status: DeliveryStatus }, [string, string]>(SQL.status)
+        .get(tenantId, deliveryId)?.status;
+      const row = db.query<WebhookRow, [string, string]>(SQL.webhook).get(tenantId, webhookId);
+      const webhook = row && {
+        tenantId,
+        id: row.id,
+        url: row.url,
+        headers: JSON.parse(row.headers) as Record<string, string>,
+        sealedSecret: row.secret,
+        enabled: row.enabled === 1,
+        disabledReason: row.disabled_reason,
+      };
+      return { status: status ?? null, webhook };
     },
     async findVariables(tenantId, keys) {
       if (keys.length === 0) return [];
