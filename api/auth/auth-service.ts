@@ -44,6 +44,14 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
   // A signature, once verified, stays valid: verifying HMAC (and importing its key) on every request
   // was the largest cost of an authenticated request. Expiry and revocation are still checked each time.
   const verified = createTokenCache<TokenClaims | null>(cacheTtlMs * 12);
+  // The principal a header value came to lately, valid while its lookup is the one cached (a
+  // revocation here drops that) and until the token expires: a repeat request skips the parsing.
+  const principals = createTokenCache<{
+    principal: Principal;
+    lookupKey: string;
+    found: CachedLookup;
+    expiresAt: number;
+  }>(cacheTtlMs);
 
   async function verifyCached(jwt: string): Promise<TokenClaims | null> {
     const known = verified.get(jwt, now());
@@ -74,6 +82,9 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
     async authenticate(header: string | null | undefined): Promise<Principal> {
       if (!header)
         throw new UnauthorizedError("missing Authorization header: send 'Authorization: Bearer <token>'");
+      const at = now();
+      const seen = principals.get(header, at);
+      if (seen && seen.expiresAt > at && cache.get(seen.lookupKey, at) === seen.found) return seen.principal;
       const presented = bearerToken(header);
       if (!presented)
         throw new UnauthorizedError("the Authorization header must have the form 'Bearer <token>'");
@@ -92,14 +103,28 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
         throw new UnauthorizedError("the token has expired");
       }
       if (!found.user.isActive) throw new UnauthorizedError("the token's user is deactivated");
-      return {
+      const principal: Principal = Object.freeze({
         tenantId: found.token.tenantId,
         userId: found.user.id,
         username: found.user.username,
         roles: found.token.roles,
         tokenId: found.token.jti,
         expiresAt: found.token.expiresAt,
-      };
+      });
+      principals.set(
+        header,
+        {
+          principal,
+          lookupKey: `${claims.tid}\u0000${claims.jti}`,
+          found,
+          expiresAt: Math.min(
+            claims.exp === undefined ? Number.POSITIVE_INFINITY : claims.exp * 1000,
+            found.token.expiresAt ?? Number.POSITIVE_INFINITY,
+          ),
+        },
+        at,
+      );
+      return principal;
     },
 
     /**

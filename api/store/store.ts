@@ -9,6 +9,23 @@ import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../cat
 import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
 import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
 
+/**
+ * A to-one lookup read together with the records (a LEFT JOIN), instead of by a second query:
+ * the records' `reference`, and the fields of its `target` to read (UID among them).
+ */
+export interface JoinedLookup {
+  reference: FieldDef;
+  target: ObjectDef;
+  fields: readonly FieldDef[];
+}
+
+/**
+ * Where a record read with joined lookups carries what they found, by reference field name:
+ * the target record, or null when the reference is empty or points at nothing.
+ */
+export const LOOKUPS: unique symbol = Symbol("joined lookups");
+export type WithLookups = RecordValues & { [LOOKUPS]?: Record<string, RecordValues | null> };
+
 /** A page of records: filtered, ordered (UID last), after a keyset position, skipping `offset`. */
 export interface ListQuery {
   filter: CheckedFilter | null;
@@ -21,6 +38,8 @@ export interface ListQuery {
   now: number;
   /** Read only these fields (UID always); every field when absent. */
   fields?: readonly FieldDef[];
+  /** To-one lookups to read in the same statement. */
+  lookups?: readonly JoinedLookup[];
 }
 
 /** A listed record with its sort-key values (what its cursor encodes). */
@@ -38,6 +57,8 @@ export interface RelatedQuery {
   now: number;
   /** Read only these fields (UID and the reference always); every field when absent. */
   fields?: readonly FieldDef[];
+  /** To-one lookups to read in the same statement. */
+  lookups?: readonly JoinedLookup[];
 }
 
 export const ROLES = ["administrator", "scheduler", "resource"] as const;

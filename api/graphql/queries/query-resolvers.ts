@@ -7,14 +7,14 @@ import type { FieldNode, GraphQLFieldResolver, GraphQLResolveInfo } from "graphq
 import { LimitExceededError, ValidationError } from "../../../common/errors.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
-import type { ListedRecord, Store } from "../../store/store.ts";
+import { type ListedRecord, LOOKUPS, type Store, type WithLookups } from "../../store/store.ts";
 import { prepareFilter } from "../filter/check-filter.ts";
 import type { CheckedFilter } from "../filter/checked-filter.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
 import { createBatchLoader } from "./batch-loader.ts";
 import { decodeCursor, encodeCursor, orderFingerprint } from "./cursor.ts";
 import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
-import { selectedFields } from "./selected-fields.ts";
+import { EDGE_NODE, joinedLookups, OWN, selectedFields } from "./selected-fields.ts";
 
 type Resolver = GraphQLFieldResolver<RecordValues, GraphQLContext>;
 
@@ -37,6 +37,7 @@ interface ListArgs {
 
 export function createQueryResolvers(store: Store, catalogue: Catalogue, limits: QueryLimits) {
   const objectNamed = (name: string) => catalogue.objects.find((object) => object.name === name) as ObjectDef;
+  const targetOf = (reference: FieldDef) => objectNamed(reference.referenceTo as string);
   // Checked filters and orders, per object and text: a client sends the same ones again and again.
   const prepared = new Map<
     string,
@@ -89,6 +90,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
         limit: first + 1,
         now,
         fields: selectedFields(object, info.fieldNodes, EDGE_NODE, info.fragments),
+        lookups: joinedLookups(object, info.fieldNodes, EDGE_NODE, info.fragments, targetOf),
       });
       const edges = rows.slice(0, first).map((row, i) => new Edge(row, offset + i, fingerprint));
       return {
@@ -116,6 +118,9 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
   const lookup =
     (field: FieldDef): Resolver =>
     (source, _args, context, info) => {
+      // Read with the record when its list joined this lookup.
+      const joined = (source as WithLookups)[LOOKUPS];
+      if (joined && field.name in joined) return joined[field.name];
       const uid = source[field.name];
       if (typeof uid !== "string") return null;
       const target = objectNamed(field.referenceTo as string);
@@ -134,6 +139,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
       const loader = context.loaders.get(info.fieldNodes[0] as FieldNode, () => {
         const { filter, order } = prepare(child, args.filter, args.orderBy);
         const fields = selectedFields(child, info.fieldNodes, OWN, info.fragments);
+        const lookups = joinedLookups(child, info.fieldNodes, OWN, info.fragments, targetOf);
         return createBatchLoader<string, RecordValues[]>(async (parents) => {
           const rows = await store.listRelated(context.principal.tenantId, child, reference, parents, {
             filter,
@@ -141,6 +147,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
             limit,
             now: Date.now(),
             fields,
+            lookups,
           });
           const grouped = new Map<string, RecordValues[]>();
           for (const row of rows) {
@@ -157,10 +164,6 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
 
   return { list, byId, lookup, reverse };
 }
-
-// Paths into a selection, passed by identity: selectedFields memoizes per path array.
-const EDGE_NODE: readonly string[] = ["edges", "node"];
-const OWN: readonly string[] = [];
 
 /** An edge of a connection; its cursor is encoded only when asked for. */
 class Edge {

@@ -7,6 +7,7 @@
  */
 import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from "graphql";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { JoinedLookup } from "../../store/store.ts";
 import { names } from "../schema/naming.ts";
 
 type Fragments = Record<string, FragmentDefinitionNode>;
@@ -55,6 +56,46 @@ const memo = new WeakMap<FieldNode, Map<readonly string[], readonly FieldDef[]>>
  * `["edges", "node"]` for a connection). The same array comes back for the same nodes and path
  * array (a field node always selects on the same object, so the object needs no key).
  */
+/** Paths into a selection, passed by identity (the memos key on the path array). */
+export const OWN: readonly string[] = [];
+export const EDGE_NODE: readonly string[] = ["edges", "node"];
+
+const lookupMemo = new WeakMap<FieldNode, Map<readonly string[], readonly JoinedLookup[]>>();
+
+/**
+ * The to-one lookups selected under `nodes` at `path`, to be read with the records in one
+ * statement: each reference of `object` selected as a lookup (`Region { Name }`, aliases merged),
+ * with the target fields its selections read. Deeper levels still go through loaders.
+ */
+export function joinedLookups(
+  object: ObjectDef,
+  nodes: readonly FieldNode[],
+  path: readonly string[],
+  fragments: Fragments,
+  targetOf: (reference: FieldDef) => ObjectDef,
+): readonly JoinedLookup[] {
+  const first = nodes[0];
+  const cached = first ? lookupMemo.get(first)?.get(path) : undefined;
+  if (cached) return cached;
+  const byReference = new Map<FieldDef, FieldNode[]>();
+  for (const node of fieldsAt(nodes, path, fragments)) {
+    const reference = object.fields.find(
+      (field) => field.type === "reference" && field.referenceTo !== null && field.name === node.name.value,
+    );
+    if (reference) byReference.set(reference, [...(byReference.get(reference) ?? []), node]);
+  }
+  const result = [...byReference].map(([reference, selections]): JoinedLookup => {
+    const target = targetOf(reference);
+    return { reference, target, fields: selectedFields(target, selections, OWN, fragments) };
+  });
+  if (first) {
+    const byPath = lookupMemo.get(first) ?? new Map<readonly string[], readonly JoinedLookup[]>();
+    byPath.set(path, result);
+    lookupMemo.set(first, byPath);
+  }
+  return result;
+}
+
 export function selectedFields(
   object: ObjectDef,
   nodes: readonly FieldNode[],

@@ -6,10 +6,17 @@
  */
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { RecordValues } from "../../catalogue/record-values.ts";
 import type { CheckedFilter } from "../../graphql/filter/checked-filter.ts";
 import { filterNeeds } from "../../graphql/filter/filter-needs.ts";
 import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
-import type { ListedRecord, StoreReader } from "../store.ts";
+import {
+  type JoinedLookup,
+  type ListedRecord,
+  LOOKUPS,
+  type StoreReader,
+  type WithLookups,
+} from "../store.ts";
 import { compileFilter } from "./compile-filter.ts";
 
 import { type ColumnValue, columnList, quoteIdent } from "./record-codec.ts";
@@ -149,14 +156,16 @@ export function createQuerySession(
         : { sql: "1", params: [] };
       const selectKeys = p.keys.map((key, i) => `${key} AS __k${i}`).join(", ");
       const fields = query.fields ?? object.fields;
-      const sql = `SELECT ${columnList(fields)}, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
+      const lookups = query.lookups ?? NO_LOOKUPS;
+      const l = lookupSql(lookups, tenantId, (o) => tableOf(tenantId, o));
+      const sql = `SELECT ${columnList(fields)}${l.columns}, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${l.joins}
         WHERE (${p.where}) AND ${keyset.sql} ORDER BY ${orderClause(p.keys, query.order)} LIMIT ? OFFSET ?`;
       const rows = db
         .query<Row, ColumnValue[]>(sql)
         .all(...p.params, ...keyset.params, query.limit, query.offset);
       return rows.map(
         (row): ListedRecord => ({
-          values: decodeRow(fields, row),
+          values: withLookups(decodeRow(fields, row), row, lookups),
           sortKey: p.keys.map((_, i) => row[`__k${i}`] ?? null),
         }),
       );
@@ -174,7 +183,10 @@ export function createQuerySession(
       const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const fk = `${BASE}.${quoteIdent(reference.mapping)}`;
       const fields = withReference(query.fields ?? object.fields, reference);
-      const from = `FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")}
+      const lookups = query.lookups ?? NO_LOOKUPS;
+      const l = lookupSql(lookups, tenantId, (o) => tableOf(tenantId, o));
+      const columns = `${columnList(fields)}${l.columns}`;
+      const from = `FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${l.joins}
           WHERE ${fk} IN (${parentUids.map(() => "?").join(", ")}) AND (${p.where})`;
       const order = orderClause(p.keys, query.order);
       // Parents mostly have few children: read them all in one ordered pass, bounded by
@@ -182,18 +194,59 @@ export function createQuerySession(
       // each parent's children (a window over all of them, the costlier statement).
       const bound = parentUids.length * query.limit;
       const all = db
-        .query<Row, ColumnValue[]>(`SELECT ${columnList(fields)} ${from} ORDER BY ${fk}, ${order} LIMIT ?`)
+        .query<Row, ColumnValue[]>(`SELECT ${columns} ${from} ORDER BY ${fk}, ${order} LIMIT ?`)
         .all(...parentUids, ...p.params, bound + 1);
       const rows =
         all.length <= bound
           ? capPerParent(all, reference.mapping, query.limit)
           : db
               .query<Row, ColumnValue[]>(
-                `SELECT * FROM (SELECT ${columnList(fields)}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS __rn ${from})
+                `SELECT * FROM (SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS __rn ${from})
                  WHERE __rn <= ? ORDER BY __rn`,
               )
               .all(...parentUids, ...p.params, query.limit);
-      return rows.map((row) => decodeRow(fields, row));
+      return rows.map((row) => withLookups(decodeRow(fields, row), row, lookups));
     },
   };
+}
+
+const NO_LOOKUPS: readonly JoinedLookup[] = [];
+const lookupSqls = new WeakMap<readonly JoinedLookup[], Map<string, { columns: string; joins: string }>>();
+
+/**
+ * The columns (`l<i>_<mapping>`) and LEFT JOINs that read joined lookups along with the
+ * records; built once per lookup list and tenant.
+ */
+function lookupSql(
+  lookups: readonly JoinedLookup[],
+  tenantId: string,
+  tableOf: (object: ObjectDef) => string,
+) {
+  const byTenant = lookupSqls.get(lookups) ?? new Map<string, { columns: string; joins: string }>();
+  lookupSqls.set(lookups, byTenant);
+  let sql = byTenant.get(tenantId);
+  if (!sql) {
+    const columns = lookups.flatMap(({ fields }, i) =>
+      fields.map((field) => `l${i}.${quoteIdent(field.mapping)} AS ${quoteIdent(`l${i}_${field.mapping}`)}`),
+    );
+    const joins = lookups.map(
+      ({ reference, target }, i) =>
+        `LEFT JOIN ${quoteIdent(tableOf(target))} l${i} ON l${i}.uid = ${BASE}.${quoteIdent(reference.mapping)}`,
+    );
+    sql = { columns: columns.map((column) => `, ${column}`).join(""), joins: joins.join(" ") };
+    byTenant.set(tenantId, sql);
+  }
+  return sql;
+}
+
+/** `values` carrying the records its row's joined lookups found (see LOOKUPS). */
+function withLookups(values: RecordValues, row: Row, lookups: readonly JoinedLookup[]): RecordValues {
+  if (lookups.length === 0) return values;
+  const found: Record<string, RecordValues | null> = {};
+  lookups.forEach((lookup, i) => {
+    const prefix = `l${i}_`;
+    found[lookup.reference.name] = row[`${prefix}uid`] == null ? null : decodeRow(lookup.fields, row, prefix);
+  });
+  (values as WithLookups)[LOOKUPS] = found;
+  return values;
 }

@@ -36,10 +36,18 @@ interface ChangeRow {
   committed_at: number;
 }
 
-/** A row of an object's table → record values by field name (of `fields`, when only those were read). */
-export function decodeRow(fields: readonly FieldDef[], row: Record<string, ColumnValue>): RecordValues {
+/**
+ * A row of an object's table → record values by field name (of `fields`, when only those were
+ * read); with `prefix`, the columns are those a join selected as `<prefix><mapping>`.
+ */
+export function decodeRow(
+  fields: readonly FieldDef[],
+  row: Record<string, ColumnValue>,
+  prefix = "",
+): RecordValues {
   const values: RecordValues = {};
-  for (const field of fields) values[field.name] = decodeValue(field, row[field.mapping] ?? null);
+  for (const field of fields)
+    values[field.name] = decodeValue(field, row[prefix ? prefix + field.mapping : field.mapping] ?? null);
   return values;
 }
 

@@ -8,13 +8,7 @@
  */
 import { Database } from "bun:sqlite";
 import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
-import type {
-  AttemptRecord,
-  DeliveryStatus,
-  DeliveryStore,
-  DeliveryWebhook,
-  StoredVariable,
-} from "../../delivery-store.ts";
+import type { AttemptRecord, DeliveryStatus, DeliveryStore, StoredVariable } from "../../delivery-store.ts";
 
 interface WebhookRow {
   id: string;

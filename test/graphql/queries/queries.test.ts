@@ -230,6 +230,26 @@ describe("relations", () => {
     });
   });
 
+  test("a lookup read with its list is null when the reference is empty, and the same record otherwise", async () => {
+    const inserted = await gql(`mutation { schema {
+      acme: insertAccounts(input: {Name: "Acme"}, idAlias: "acme")
+      a: insertJobs(input: {Duration: 1000, RegionId: "${regions[1]}", AccountId: "acme"})
+      b: insertJobs(input: {Duration: 1001, RegionId: "${regions[1]}"}) } }`);
+    expect(inserted.errors).toBeUndefined();
+    const { acme, a, b } = (inserted.data as { schema: Record<string, string> }).schema;
+    const listed = await gql(
+      `{ jobs(filter: "Duration >= 1000", orderBy: "Duration") { edges { node { Duration AccountId Account { UID Name } Region { Name } } } } }`,
+    );
+    expect(conn(listed.data).edges.map(({ node }) => node)).toEqual([
+      { Duration: 1000, AccountId: acme, Account: { UID: acme, Name: "Acme" }, Region: { Name: "South" } },
+      { Duration: 1001, AccountId: null, Account: null, Region: { Name: "South" } },
+    ]);
+    const removed = await gql(
+      `mutation { schema { a: deleteJobs(UID: "${a}") b: deleteJobs(UID: "${b}") acme: deleteAccounts(UID: "${acme}") } }`,
+    );
+    expect(removed.errors).toBeUndefined();
+  });
+
   test("each parent gets its own first `limit` children, however the children fall across parents", async () => {
     // North has ~40 jobs, South ~20: with limit 30 all children fit parents × limit, with 15 they do not.
     for (const limit of [0, 15, 30, 45]) {
