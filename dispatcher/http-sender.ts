@@ -57,9 +57,20 @@ const UNREACHED = new Set([
   "EADDRNOTAVAIL",
 ]);
 
+const utf8 = new TextDecoder();
+
 /** Reads at most `limit` bytes of a body and drops the rest. */
 async function readHead(response: Response, limit: number): Promise<string> {
   if (!response.body) return "";
+  // Most receivers answer a few bytes with a length: read those whole, without a stream reader.
+  const length = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (length <= limit) {
+    try {
+      return utf8.decode(new Uint8Array(await response.arrayBuffer()).subarray(0, limit));
+    } catch {
+      return "";
+    }
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -75,7 +86,7 @@ async function readHead(response: Response, limit: number): Promise<string> {
   } finally {
     reader.cancel().catch(() => undefined);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, limit));
+  return utf8.decode(Buffer.concat(chunks).subarray(0, limit));
 }
 
 /** `url` with its host replaced by `address`; everything else (path, query, credentials) kept. */
@@ -96,7 +107,8 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
   const { policy, timeoutMs, lookupHost = systemLookup, tlsCa, now = Date.now } = options;
 
   const post = (request: DeliveryRequest, address: string, signal: AbortSignal) => {
-    const headers = new Headers(request.headers);
+    // The attempt's own headers (built for it): the connection goes to the address, Host names the URL's host.
+    const headers = request.headers;
     headers.set("host", request.url.host);
     const isName = parseIp(request.url.hostname.replace(/^\[|\]$/g, "")) === null;
     const tls = request.url.protocol === "https:" && isName ? { serverName: request.url.hostname } : {};
@@ -116,7 +128,11 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
     // (signal, listeners, request) alive for the whole timeout — ~25,000 attempts' worth at 1,000/s.
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
-    const signal = outer ? AbortSignal.any([outer, timeout.signal]) : timeout.signal;
+    // Shutdown aborts the attempt through the same controller (cheaper than AbortSignal.any per attempt).
+    const interrupt = () => timeout.abort(outer?.reason);
+    if (outer?.aborted) interrupt();
+    else outer?.addEventListener("abort", interrupt, { once: true });
+    const signal = timeout.signal;
     let onAbort: () => void = () => undefined;
     const result = (part: Partial<AttemptResult>): AttemptResult => ({
       startedAt,
@@ -160,6 +176,7 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);
+      outer?.removeEventListener("abort", interrupt);
     }
   };
 }
