@@ -29,6 +29,8 @@ export interface DispatcherDeps {
   retry: RetryPolicy;
   /** How long a job stays locked to a dispatcher that stopped answering (killed) before another takes it over. Default 30000. */
   lockDurationMs?: number;
+  /** BullMQ workers sharing `concurrency`, each taking jobs on its own. Default 4. */
+  fetchLoops?: number;
 }
 
 export interface Dispatcher {
@@ -99,43 +101,48 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return apply({ kind: "retry", delayMs: wait, reason: "internal error" }, job, token);
   }
 
-  const worker = new Worker(
-    DELIVERY_QUEUE,
-    async (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
-      const parsed = DeliveryJobSchema.safeParse(job.data);
-      if (!parsed.success) {
-        log.error("invalid delivery job dropped", { jobId: job.id, problems: parsed.error.issues.length });
-        throw new UnrecoverableError("invalid delivery job");
-      }
-      const data: DeliveryJob = parsed.data;
-      if (signal?.aborted) return apply({ kind: "handed-back" }, job, token);
-      let decision: DeliveryDecision;
-      try {
-        decision = await deliver(data, { attempt: attemptsMade(job) + 1, signal });
-      } catch (error) {
-        return retryInternal(error, job, token);
-      }
-      return apply(decision, job, token);
-    },
-    {
+  const handle = async (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
+    const parsed = DeliveryJobSchema.safeParse(job.data);
+    if (!parsed.success) {
+      log.error("invalid delivery job dropped", { jobId: job.id, problems: parsed.error.issues.length });
+      throw new UnrecoverableError("invalid delivery job");
+    }
+    const data: DeliveryJob = parsed.data;
+    if (signal?.aborted) return apply({ kind: "handed-back" }, job, token);
+    let decision: DeliveryDecision;
+    try {
+      decision = await deliver(data, { attempt: attemptsMade(job) + 1, signal });
+    } catch (error) {
+      return retryInternal(error, job, token);
+    }
+    return apply(decision, job, token);
+  };
+
+  // A worker takes jobs one Redis round trip at a time: after a burst of commits the last job of
+  // the burst waits for all the others' round trips. Several workers (each its own fetch loop and
+  // blocking connection) share the concurrency and take a burst's jobs side by side.
+  const loops = Math.max(1, Math.min(deps.fetchLoops ?? 4, concurrency));
+  const workers = Array.from({ length: loops }, (_, i) => {
+    const worker = new Worker(DELIVERY_QUEUE, handle, {
       connection: redis,
       prefix: keys.bullPrefix,
-      concurrency,
+      concurrency: Math.floor(concurrency / loops) + (i < concurrency % loops ? 1 : 0),
       autorun: true,
       lockDuration: deps.lockDurationMs ?? 30_000,
       stalledInterval: deps.lockDurationMs ?? 30_000,
       maxStalledCount: MAX_STALLED,
-    },
-  );
-  worker.on("error", (error) => log.warn("delivery worker error", describeError(error)));
+    });
+    worker.on("error", (error) => log.warn("delivery worker error", describeError(error)));
+    return worker;
+  });
 
   return {
-    ready: () => worker.waitUntilReady().then(() => undefined),
+    ready: () => Promise.all(workers.map((worker) => worker.waitUntilReady())).then(() => undefined),
     async stop(graceMs) {
-      const closing = worker.close();
+      const closing = Promise.all(workers.map((worker) => worker.close()));
       if (await settlesWithin(closing, graceMs)) return;
       log.warn("shutdown grace period over; handing in-flight deliveries back");
-      worker.cancelAllJobs("dispatcher shutting down");
+      for (const worker of workers) worker.cancelAllJobs("dispatcher shutting down");
       if (!(await settlesWithin(closing, HAND_BACK_MS))) {
         log.error(
           "in-flight deliveries did not stop; another dispatcher takes them over when their locks expire",
