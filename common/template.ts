@@ -8,6 +8,8 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /** The variable names `text` refers to, each once, in order of appearance. */
 export function templateVariables(text: string): string[] {
+  // Most URLs and header values have no placeholder (this runs for every delivery).
+  if (!text.includes("{{")) return [];
   return [...new Set([...text.matchAll(PLACEHOLDER)].map((match) => match[1] as string))];
 }
 
@@ -21,6 +23,7 @@ export class MissingVariablesError extends Error {
 
 /** Replaces every placeholder with its value. @throws MissingVariablesError naming every undefined one. */
 export function renderTemplate(text: string, values: ReadonlyMap<string, string>): string {
+  if (!text.includes("{{")) return text;
   const missing = templateVariables(text).filter((name) => !values.has(name));
   if (missing.length > 0) throw new MissingVariablesError(missing);
   return text.replace(PLACEHOLDER, (_, name: string) => values.get(name) as string);
