@@ -256,7 +256,9 @@ export async function openFlow(options: FlowOptions = {}) {
         await Bun.sleep(100);
         figures = await check();
       }
-      const receivedMs = Date.now() - started;
+      // When the last request arrived, not when this loop (whose checks take time) noticed it.
+      const lastReceipt = requests.reduce((last, request) => Math.max(last, request.receivedAt), started);
+      const receivedMs = figures.lost > 0 ? Date.now() - started : lastReceipt - started;
       let unfinished = Number.NaN;
       if (log) {
         for (;;) {
