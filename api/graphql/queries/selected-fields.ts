@@ -49,18 +49,58 @@ function membersOf(object: ObjectDef): Map<string, FieldDef> {
   return members;
 }
 
-const memo = new WeakMap<FieldNode, Map<readonly string[], readonly FieldDef[]>>();
-
-/**
- * The fields of `object` read under `nodes` at `path` (`[]` for the field's own selection,
- * `["edges", "node"]` for a connection). The same array comes back for the same nodes and path
- * array (a field node always selects on the same object, so the object needs no key).
- */
 /** Paths into a selection, passed by identity (the memos key on the path array). */
 export const OWN: readonly string[] = [];
 export const EDGE_NODE: readonly string[] = ["edges", "node"];
 
-const lookupMemo = new WeakMap<FieldNode, Map<readonly string[], readonly JoinedLookup[]>>();
+type Memo<T> = WeakMap<FieldNode, Map<readonly string[], T>>;
+
+/**
+ * `compute()` once per first field node and path array: a field node always selects on the
+ * same object, so the object needs no key; nodes without a first one are not memoized.
+ */
+function memoized<T>(
+  memo: Memo<T>,
+  nodes: readonly FieldNode[],
+  path: readonly string[],
+  compute: () => T,
+): T {
+  const first = nodes[0];
+  if (!first) return compute();
+  const byPath = memo.get(first) ?? new Map<readonly string[], T>();
+  memo.set(first, byPath);
+  let value = byPath.get(path);
+  if (value === undefined) {
+    value = compute();
+    byPath.set(path, value);
+  }
+  return value;
+}
+
+const fieldMemo: Memo<readonly FieldDef[]> = new WeakMap();
+
+/**
+ * The fields of `object` read under `nodes` at `path` (`OWN` for the field's own selection,
+ * `EDGE_NODE` for a connection's nodes). The same array comes back for the same nodes and path.
+ */
+export function selectedFields(
+  object: ObjectDef,
+  nodes: readonly FieldNode[],
+  path: readonly string[],
+  fragments: Fragments,
+): readonly FieldDef[] {
+  return memoized(fieldMemo, nodes, path, () => {
+    const members = membersOf(object);
+    const chosen = new Set<FieldDef>(object.fields.filter((field) => field.name === "UID"));
+    for (const field of fieldsAt(nodes, path, fragments)) {
+      const member = members.get(field.name.value);
+      if (member) chosen.add(member);
+    }
+    return [...chosen];
+  });
+}
+
+const lookupMemo: Memo<readonly JoinedLookup[]> = new WeakMap();
 
 /**
  * The to-one lookups selected under `nodes` at `path`, to be read with the records in one
@@ -74,48 +114,17 @@ export function joinedLookups(
   fragments: Fragments,
   targetOf: (reference: FieldDef) => ObjectDef,
 ): readonly JoinedLookup[] {
-  const first = nodes[0];
-  const cached = first ? lookupMemo.get(first)?.get(path) : undefined;
-  if (cached) return cached;
-  const byReference = new Map<FieldDef, FieldNode[]>();
-  for (const node of fieldsAt(nodes, path, fragments)) {
-    const reference = object.fields.find(
-      (field) => field.type === "reference" && field.referenceTo !== null && field.name === node.name.value,
-    );
-    if (reference) byReference.set(reference, [...(byReference.get(reference) ?? []), node]);
-  }
-  const result = [...byReference].map(([reference, selections]): JoinedLookup => {
-    const target = targetOf(reference);
-    return { reference, target, fields: selectedFields(target, selections, OWN, fragments) };
+  return memoized(lookupMemo, nodes, path, () => {
+    const byReference = new Map<FieldDef, FieldNode[]>();
+    for (const node of fieldsAt(nodes, path, fragments)) {
+      const reference = object.fields.find(
+        (field) => field.type === "reference" && field.referenceTo !== null && field.name === node.name.value,
+      );
+      if (reference) byReference.set(reference, [...(byReference.get(reference) ?? []), node]);
+    }
+    return [...byReference].map(([reference, selections]): JoinedLookup => {
+      const target = targetOf(reference);
+      return { reference, target, fields: selectedFields(target, selections, OWN, fragments) };
+    });
   });
-  if (first) {
-    const byPath = lookupMemo.get(first) ?? new Map<readonly string[], readonly JoinedLookup[]>();
-    byPath.set(path, result);
-    lookupMemo.set(first, byPath);
-  }
-  return result;
-}
-
-export function selectedFields(
-  object: ObjectDef,
-  nodes: readonly FieldNode[],
-  path: readonly string[],
-  fragments: Fragments,
-): readonly FieldDef[] {
-  const first = nodes[0];
-  const cached = first ? memo.get(first)?.get(path) : undefined;
-  if (cached) return cached;
-  const members = membersOf(object);
-  const chosen = new Set<FieldDef>(object.fields.filter((field) => field.name === "UID"));
-  for (const field of fieldsAt(nodes, path, fragments)) {
-    const member = members.get(field.name.value);
-    if (member) chosen.add(member);
-  }
-  const result = [...chosen];
-  if (first) {
-    const byPath = memo.get(first) ?? new Map<readonly string[], readonly FieldDef[]>();
-    byPath.set(path, result);
-    memo.set(first, byPath);
-  }
-  return result;
 }
