@@ -155,17 +155,17 @@ export function createQuerySession(
         ? keysetCondition(p.keys, query.order, query.after)
         : { sql: "1", params: [] };
       const selectKeys = p.keys.map((key, i) => `${key} AS __k${i}`).join(", ");
-      const fields = query.fields ?? object.fields;
-      const lookups = query.lookups ?? NO_LOOKUPS;
-      const l = lookupSql(lookups, tenantId, (o) => tableOf(tenantId, o));
-      const sql = `SELECT ${columnList(fields)}${l.columns}, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${l.joins}
+      const read = readShape(query.fields ?? object.fields, query.lookups, tenantId, (o) =>
+        tableOf(tenantId, o),
+      );
+      const sql = `SELECT ${read.columns}, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${read.joins}
         WHERE (${p.where}) AND ${keyset.sql} ORDER BY ${orderClause(p.keys, query.order)} LIMIT ? OFFSET ?`;
       const rows = db
         .query<Row, ColumnValue[]>(sql)
         .all(...p.params, ...keyset.params, query.limit, query.offset);
       return rows.map(
         (row): ListedRecord => ({
-          values: withLookups(decodeRow(fields, row), row, lookups),
+          values: read.decode(row),
           sortKey: p.keys.map((_, i) => row[`__k${i}`] ?? null),
         }),
       );
@@ -183,10 +183,8 @@ export function createQuerySession(
       const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const fk = `${BASE}.${quoteIdent(reference.mapping)}`;
       const fields = withReference(query.fields ?? object.fields, reference);
-      const lookups = query.lookups ?? NO_LOOKUPS;
-      const l = lookupSql(lookups, tenantId, (o) => tableOf(tenantId, o));
-      const columns = `${columnList(fields)}${l.columns}`;
-      const from = `FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${l.joins}
+      const read = readShape(fields, query.lookups, tenantId, (o) => tableOf(tenantId, o));
+      const from = `FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${read.joins}
           WHERE ${fk} IN (${parentUids.map(() => "?").join(", ")}) AND (${p.where})`;
       const order = orderClause(p.keys, query.order);
       // Parents mostly have few children: read them all in one ordered pass, bounded by
@@ -194,59 +192,69 @@ export function createQuerySession(
       // each parent's children (a window over all of them, the costlier statement).
       const bound = parentUids.length * query.limit;
       const all = db
-        .query<Row, ColumnValue[]>(`SELECT ${columns} ${from} ORDER BY ${fk}, ${order} LIMIT ?`)
+        .query<Row, ColumnValue[]>(`SELECT ${read.columns} ${from} ORDER BY ${fk}, ${order} LIMIT ?`)
         .all(...parentUids, ...p.params, bound + 1);
       const rows =
         all.length <= bound
           ? capPerParent(all, reference.mapping, query.limit)
           : db
               .query<Row, ColumnValue[]>(
-                `SELECT * FROM (SELECT ${columns}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS __rn ${from})
+                `SELECT * FROM (SELECT ${read.columns}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS __rn ${from})
                  WHERE __rn <= ? ORDER BY __rn`,
               )
               .all(...parentUids, ...p.params, query.limit);
-      return rows.map((row) => withLookups(decodeRow(fields, row), row, lookups));
+      return rows.map(read.decode);
     },
   };
 }
 
-const NO_LOOKUPS: readonly JoinedLookup[] = [];
-const lookupSqls = new WeakMap<readonly JoinedLookup[], Map<string, { columns: string; joins: string }>>();
+interface ReadShape {
+  /** The select list: the fields' columns, then the joined lookups' as `l<i>_<mapping>`. */
+  columns: string;
+  /** The LEFT JOINs of the lookups. */
+  joins: string;
+  /** A row → record values, carrying what its lookups found (see LOOKUPS). */
+  decode: (row: Row) => RecordValues;
+}
 
-/**
- * The columns (`l<i>_<mapping>`) and LEFT JOINs that read joined lookups along with the
- * records; built once per lookup list and tenant.
- */
-function lookupSql(
-  lookups: readonly JoinedLookup[],
+const NO_LOOKUPS: readonly JoinedLookup[] = [];
+const shapes = new WeakMap<readonly FieldDef[], WeakMap<readonly JoinedLookup[], Map<string, ReadShape>>>();
+
+/** How a query reads `fields` and `lookups` of a tenant's tables; built once per field list, lookup list and tenant. */
+function readShape(
+  fields: readonly FieldDef[],
+  lookups: readonly JoinedLookup[] = NO_LOOKUPS,
   tenantId: string,
   tableOf: (object: ObjectDef) => string,
-) {
-  const byTenant = lookupSqls.get(lookups) ?? new Map<string, { columns: string; joins: string }>();
-  lookupSqls.set(lookups, byTenant);
-  let sql = byTenant.get(tenantId);
-  if (!sql) {
-    const columns = lookups.flatMap(({ fields }, i) =>
-      fields.map((field) => `l${i}.${quoteIdent(field.mapping)} AS ${quoteIdent(`l${i}_${field.mapping}`)}`),
+): ReadShape {
+  const byLookups = shapes.get(fields) ?? new WeakMap<readonly JoinedLookup[], Map<string, ReadShape>>();
+  shapes.set(fields, byLookups);
+  const byTenant = byLookups.get(lookups) ?? new Map<string, ReadShape>();
+  byLookups.set(lookups, byTenant);
+  let shape = byTenant.get(tenantId);
+  if (!shape) {
+    const prefixes = lookups.map((_, i) => `l${i}_`);
+    const uidColumns = prefixes.map((prefix) => `${prefix}uid`);
+    const columns = lookups.flatMap(({ fields: read }, i) =>
+      read.map((field) => `l${i}.${quoteIdent(field.mapping)} AS ${quoteIdent(`l${i}_${field.mapping}`)}`),
     );
     const joins = lookups.map(
       ({ reference, target }, i) =>
         `LEFT JOIN ${quoteIdent(tableOf(target))} l${i} ON l${i}.uid = ${BASE}.${quoteIdent(reference.mapping)}`,
     );
-    sql = { columns: columns.map((column) => `, ${column}`).join(""), joins: joins.join(" ") };
-    byTenant.set(tenantId, sql);
+    const decode = (row: Row): RecordValues => {
+      const values = decodeRow(fields, row);
+      if (lookups.length === 0) return values;
+      const found: Record<string, RecordValues | null> = {};
+      lookups.forEach((lookup, i) => {
+        found[lookup.reference.name] =
+          row[uidColumns[i] as string] == null ? null : decodeRow(lookup.fields, row, prefixes[i]);
+      });
+      (values as WithLookups)[LOOKUPS] = found;
+      return values;
+    };
+    shape = { columns: [columnList(fields), ...columns].join(", "), joins: joins.join(" "), decode };
+    byTenant.set(tenantId, shape);
   }
-  return sql;
-}
-
-/** `values` carrying the records its row's joined lookups found (see LOOKUPS). */
-function withLookups(values: RecordValues, row: Row, lookups: readonly JoinedLookup[]): RecordValues {
-  if (lookups.length === 0) return values;
-  const found: Record<string, RecordValues | null> = {};
-  lookups.forEach((lookup, i) => {
-    const prefix = `l${i}_`;
-    found[lookup.reference.name] = row[`${prefix}uid`] == null ? null : decodeRow(lookup.fields, row, prefix);
-  });
-  (values as WithLookups)[LOOKUPS] = found;
-  return values;
+  return shape;
 }
