@@ -15,6 +15,8 @@ import { createBatchLoader } from "./batch-loader.ts";
 import { decodeCursor, encodeCursor, orderFingerprint } from "./cursor.ts";
 import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
 import { EDGE_NODE, joinedLookups, OWN, selectedFields } from "./selected-fields.ts";
+import { whenSettled } from "./settled.ts";
+import { createSiblingLoader, markBatch } from "./sibling-loader.ts";
 
 type Resolver = GraphQLFieldResolver<RecordValues, GraphQLContext>;
 
@@ -65,13 +67,14 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
     context.loaders.get(fields, () =>
       createBatchLoader<string, RecordValues | null>(async (uids) => {
         const records = await store.findRecords(context.principal.tenantId, object, uids, fields);
+        markBatch(records);
         return new Map(records.map((record) => [record.UID as string, record]));
       }, null),
     );
 
   const list =
     (object: ObjectDef): Resolver =>
-    async (_source, args: ListArgs, context, info) => {
+    (_source, args: ListArgs, context, info) => {
       const first = args.first ?? limits.maxPageSize;
       if (first > limits.maxPageSize)
         throw new LimitExceededError(`first may not exceed ${limits.maxPageSize}`);
@@ -82,7 +85,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
       const after = args.after ? decodeCursor(args.after, fingerprint, order.length) : null;
       const now = Date.now();
       const tenantId = context.principal.tenantId;
-      const rows = await store.listRecords(tenantId, object, {
+      const listed = store.listRecords(tenantId, object, {
         filter,
         order,
         after,
@@ -92,22 +95,25 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
         fields: selectedFields(object, info.fieldNodes, EDGE_NODE, info.fragments),
         lookups: joinedLookups(object, info.fieldNodes, EDGE_NODE, info.fragments, targetOf),
       });
-      const edges = rows.slice(0, first).map((row, i) => new Edge(row, offset + i, fingerprint));
-      return {
-        edges,
-        pageInfo: {
-          hasNextPage: rows.length > first,
-          hasPreviousPage: after !== null || offset > 0,
-          get startCursor() {
-            return edges[0]?.cursor ?? null;
+      return whenSettled(listed, (rows) => {
+        const edges = rows.slice(0, first).map((row, i) => new Edge(row, offset + i, fingerprint));
+        markBatch(edges.map((edge) => edge.node));
+        return {
+          edges,
+          pageInfo: {
+            hasNextPage: rows.length > first,
+            hasPreviousPage: after !== null || offset > 0,
+            get startCursor() {
+              return edges[0]?.cursor ?? null;
+            },
+            get endCursor() {
+              return edges[edges.length - 1]?.cursor ?? null;
+            },
           },
-          get endCursor() {
-            return edges[edges.length - 1]?.cursor ?? null;
-          },
-        },
-        // Called by the default resolver only when `totalCount` is selected.
-        totalCount: () => store.countRecords(tenantId, object, filter, now),
-      };
+          // Called by the default resolver only when `totalCount` is selected.
+          totalCount: () => store.countRecords(tenantId, object, filter, now),
+        };
+      });
     };
 
   const byId =
@@ -140,7 +146,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
         const { filter, order } = prepare(child, args.filter, args.orderBy);
         const fields = selectedFields(child, info.fieldNodes, OWN, info.fragments);
         const lookups = joinedLookups(child, info.fieldNodes, OWN, info.fragments, targetOf);
-        return createBatchLoader<string, RecordValues[]>(async (parents) => {
+        return createSiblingLoader<RecordValues[]>(async (parents) => {
           const rows = await store.listRelated(context.principal.tenantId, child, reference, parents, {
             filter,
             order,
@@ -149,6 +155,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
             fields,
             lookups,
           });
+          markBatch(rows);
           const grouped = new Map<string, RecordValues[]>();
           for (const row of rows) {
             const parent = row[reference.name] as string;
@@ -159,7 +166,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
           return grouped;
         }, []);
       });
-      return loader.load(source.UID as string);
+      return loader.load(source);
     };
 
   return { list, byId, lookup, reverse };
