@@ -20,10 +20,14 @@ import {
 import { compileFilter } from "./compile-filter.ts";
 
 import { type ColumnValue, columnList, quoteIdent } from "./record-codec.ts";
-import { decodeRow } from "./record-session.ts";
+import { decodeColumns } from "./record-session.ts";
 
 type QueryMethods = Pick<StoreReader, "listRecords" | "countRecords" | "listRelated">;
-type Row = Record<string, ColumnValue>;
+/**
+ * Rows are read as arrays (bun:sqlite's `values()`, cheaper than objects): the read shape's
+ * columns, then the sort keys. Never bigints or blobs: no column holds either.
+ */
+type Row = ColumnValue[];
 
 const BASE = "r";
 
@@ -127,7 +131,7 @@ function withReference(fields: readonly FieldDef[], reference: FieldDef): readon
 }
 
 /** The first `limit` rows of each parent, from rows ordered by parent. */
-function capPerParent(rows: Row[], column: string, limit: number): Row[] {
+function capPerParent(rows: Row[], column: number, limit: number): Row[] {
   const kept: Row[] = [];
   let parent: ColumnValue | undefined;
   let count = 0;
@@ -154,7 +158,7 @@ export function createQuerySession(
       const keyset = query.after
         ? keysetCondition(p.keys, query.order, query.after)
         : { sql: "1", params: [] };
-      const selectKeys = p.keys.map((key, i) => `${key} AS __k${i}`).join(", ");
+      const selectKeys = p.keys.join(", ");
       const read = readShape(query.fields ?? object.fields, query.lookups, tenantId, (o) =>
         tableOf(tenantId, o),
       );
@@ -162,13 +166,8 @@ export function createQuerySession(
         WHERE (${p.where}) AND ${keyset.sql} ORDER BY ${orderClause(p.keys, query.order)} LIMIT ? OFFSET ?`;
       const rows = db
         .query<Row, ColumnValue[]>(sql)
-        .all(...p.params, ...keyset.params, query.limit, query.offset);
-      return rows.map(
-        (row): ListedRecord => ({
-          values: read.decode(row),
-          sortKey: p.keys.map((_, i) => row[`__k${i}`] ?? null),
-        }),
-      );
+        .values(...p.params, ...keyset.params, query.limit, query.offset) as Row[];
+      return rows.map((row): ListedRecord => ({ values: read.decode(row), sortKey: row.slice(read.width) }));
     },
 
     async countRecords(tenantId, object, filter, now) {
@@ -193,16 +192,16 @@ export function createQuerySession(
       const bound = parentUids.length * query.limit;
       const all = db
         .query<Row, ColumnValue[]>(`SELECT ${read.columns} ${from} ORDER BY ${fk}, ${order} LIMIT ?`)
-        .all(...parentUids, ...p.params, bound + 1);
+        .values(...parentUids, ...p.params, bound + 1) as Row[];
       const rows =
         all.length <= bound
-          ? capPerParent(all, reference.mapping, query.limit)
-          : db
+          ? capPerParent(all, fields.indexOf(reference), query.limit)
+          : (db
               .query<Row, ColumnValue[]>(
                 `SELECT * FROM (SELECT ${read.columns}, ROW_NUMBER() OVER (PARTITION BY ${fk} ORDER BY ${order}) AS __rn ${from})
                  WHERE __rn <= ? ORDER BY __rn`,
               )
-              .all(...parentUids, ...p.params, query.limit);
+              .values(...parentUids, ...p.params, query.limit) as Row[]);
       return rows.map(read.decode);
     },
   };
@@ -213,6 +212,8 @@ interface ReadShape {
   columns: string;
   /** The LEFT JOINs of the lookups. */
   joins: string;
+  /** How many columns `columns` selects. */
+  width: number;
   /** A row → record values, carrying what its lookups found (see LOOKUPS). */
   decode: (row: Row) => RecordValues;
 }
@@ -233,27 +234,35 @@ function readShape(
   byLookups.set(lookups, byTenant);
   let shape = byTenant.get(tenantId);
   if (!shape) {
-    const prefixes = lookups.map((_, i) => `l${i}_`);
-    const uidColumns = prefixes.map((prefix) => `${prefix}uid`);
+    // Each lookup's columns follow the record's; its UID column tells whether it found a record.
+    const starts: number[] = [];
+    let width = fields.length;
+    for (const lookup of lookups) {
+      starts.push(width);
+      width += lookup.fields.length;
+    }
+    const uidAt = lookups.map(
+      (lookup, i) => (starts[i] as number) + lookup.fields.findIndex((field) => field.type === "id"),
+    );
     const columns = lookups.flatMap(({ fields: read }, i) =>
-      read.map((field) => `l${i}.${quoteIdent(field.mapping)} AS ${quoteIdent(`l${i}_${field.mapping}`)}`),
+      read.map((field) => `l${i}.${quoteIdent(field.mapping)}`),
     );
     const joins = lookups.map(
       ({ reference, target }, i) =>
         `LEFT JOIN ${quoteIdent(tableOf(target))} l${i} ON l${i}.uid = ${BASE}.${quoteIdent(reference.mapping)}`,
     );
     const decode = (row: Row): RecordValues => {
-      const values = decodeRow(fields, row);
+      const values = decodeColumns(fields, row, 0);
       if (lookups.length === 0) return values;
       const found: Record<string, RecordValues | null> = {};
       lookups.forEach((lookup, i) => {
         found[lookup.reference.name] =
-          row[uidColumns[i] as string] == null ? null : decodeRow(lookup.fields, row, prefixes[i]);
+          row[uidAt[i] as number] == null ? null : decodeColumns(lookup.fields, row, starts[i] as number);
       });
       (values as WithLookups)[LOOKUPS] = found;
       return values;
     };
-    shape = { columns: [columnList(fields), ...columns].join(", "), joins: joins.join(" "), decode };
+    shape = { columns: [columnList(fields), ...columns].join(", "), joins: joins.join(" "), width, decode };
     byTenant.set(tenantId, shape);
   }
   return shape;

@@ -51,6 +51,20 @@ export function decodeRow(
   return values;
 }
 
+/** Columns `start`, `start + 1`, … of a row read as an array → record values of `fields`, in that order. */
+export function decodeColumns(
+  fields: readonly FieldDef[],
+  row: readonly ColumnValue[],
+  start: number,
+): RecordValues {
+  const values: RecordValues = {};
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i] as FieldDef;
+    values[field.name] = decodeValue(field, row[start + i] ?? null);
+  }
+  return values;
+}
+
 export function createRecordSession(db: Database, storageNo: (tenantId: string) => number): RecordMethods {
   const table = (tenantId: string, object: ObjectDef) => quoteIdent(tableName(storageNo(tenantId), object));
   const column = (field: FieldDef) => quoteIdent(field.mapping);
