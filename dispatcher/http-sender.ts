@@ -89,8 +89,14 @@ async function readHead(response: Response, limit: number): Promise<string> {
   return utf8.decode(Buffer.concat(chunks).subarray(0, limit));
 }
 
+/** IP-literal destinations whose check is remembered; beyond this many, the oldest is forgotten. */
+const REMEMBERED_LITERALS = 1024;
+
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
+
 /** `url` with its host replaced by `address`; everything else (path, query, credentials) kept. */
 function pinnedUrl(url: URL, address: string): URL {
+  if (hostOf(url) === address) return url;
   const pinned = new URL(url);
   pinned.hostname = parseIp(address)?.version === 6 ? `[${address}]` : address;
   return pinned;
@@ -106,11 +112,27 @@ const describe = (error: unknown): { code: string | undefined; message: string }
 export function createHttpSender(options: HttpSenderOptions): SendDelivery {
   const { policy, timeoutMs, lookupHost = systemLookup, tlsCa, now = Date.now } = options;
 
+  // An IP literal resolves to itself and the policy is fixed: its verdict cannot change, so it is
+  // checked once. Names are resolved (and their addresses checked) on every attempt.
+  const literals = new Map<string, Promise<string[]>>();
+  const destination = (url: URL): Promise<string[]> => {
+    const key = `${url.protocol}${url.hostname}`;
+    let checked = literals.get(key);
+    if (!checked) {
+      checked = resolveDestination(url, policy, lookupHost);
+      if (parseIp(hostOf(url)) === null) return checked;
+      checked.catch(() => undefined);
+      if (literals.size >= REMEMBERED_LITERALS) literals.delete(literals.keys().next().value as string);
+      literals.set(key, checked);
+    }
+    return checked;
+  };
+
   const post = (request: DeliveryRequest, address: string, signal: AbortSignal) => {
     // The attempt's own headers (built for it): the connection goes to the address, Host names the URL's host.
     const headers = request.headers;
     headers.set("host", request.url.host);
-    const isName = parseIp(request.url.hostname.replace(/^\[|\]$/g, "")) === null;
+    const isName = hostOf(request.url) !== address;
     const tls = request.url.protocol === "https:" && isName ? { serverName: request.url.hostname } : {};
     return fetch(pinnedUrl(request.url, address), {
       method: "POST",
@@ -145,14 +167,19 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
       ...part,
     });
     try {
-      const addresses = await Promise.race([
-        resolveDestination(request.url, policy, lookupHost),
-        new Promise<never>((_, reject) => {
-          if (signal.aborted) reject(signal.reason);
-          onAbort = () => reject(signal.reason);
-          signal.addEventListener("abort", onAbort, { once: true });
-        }),
-      ]);
+      const resolving = destination(request.url);
+      // A remembered literal needs no race against the timeout; a name being resolved does.
+      const addresses =
+        Bun.peek.status(resolving) === "fulfilled"
+          ? (Bun.peek(resolving) as string[])
+          : await Promise.race([
+              resolving,
+              new Promise<never>((_, reject) => {
+                if (signal.aborted) reject(signal.reason);
+                onAbort = () => reject(signal.reason);
+                signal.addEventListener("abort", onAbort, { once: true });
+              }),
+            ]);
       let lastError: unknown;
       for (const address of addresses) {
         try {

@@ -8,16 +8,18 @@
  */
 import { Database } from "bun:sqlite";
 import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
-import type { AttemptRecord, DeliveryStatus, DeliveryStore, StoredVariable } from "../../delivery-store.ts";
+import type {
+  AttemptRecord,
+  DeliveryStatus,
+  DeliveryStore,
+  DeliveryWebhook,
+  StoredVariable,
+} from "../../delivery-store.ts";
 
-interface WebhookRow {
-  id: string;
-  url: string;
-  headers: string;
-  secret: string;
-  enabled: number;
-  disabled_reason: string | null;
-}
+/** A row of SQL.load: the delivery's (`d`, its status) or the webhook's (`w`, its columns). */
+type LoadRow =
+  | ["d", DeliveryStatus, null, null, null, null, null]
+  | ["w", string, string, string, string, number, string | null];
 
 interface VariableRow {
   key: string;
@@ -26,10 +28,11 @@ interface VariableRow {
 }
 
 const SQL = {
-  // Two point reads: one statement joining them measured twice as slow as both.
-  status: "SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?",
-  webhook:
-    "SELECT id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ? AND id = ?",
+  // Two point reads in one statement: a statement's read transaction costs more than either lookup
+  // (measured: ~5 µs against ~8 µs for two statements). A join of the two measured twice as slow.
+  load: `SELECT 'd', status, NULL, NULL, NULL, NULL, NULL FROM deliveries WHERE tenant_id = ?1 AND id = ?2
+    UNION ALL
+    SELECT 'w', id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ?1 AND id = ?3`,
   delivering: `UPDATE deliveries SET status = 'delivering', updated_at = ?
     WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
@@ -79,20 +82,23 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
   return {
     async loadDelivery(tenantId, deliveryId, webhookId) {
-      const status = db
-        .query<{ status: DeliveryStatus }, [string, string]>(SQL.status)
-        .get(tenantId, deliveryId)?.status;
-      const row = db.query<WebhookRow, [string, string]>(SQL.webhook).get(tenantId, webhookId);
-      const webhook = row && {
-        tenantId,
-        id: row.id,
-        url: row.url,
-        headers: JSON.parse(row.headers) as Record<string, string>,
-        sealedSecret: row.secret,
-        enabled: row.enabled === 1,
-        disabledReason: row.disabled_reason,
-      };
-      return { status: status ?? null, webhook };
+      const rows = db.query(SQL.load).values(tenantId, deliveryId, webhookId) as LoadRow[];
+      let status: DeliveryStatus | null = null;
+      let webhook: DeliveryWebhook | null = null;
+      for (const row of rows) {
+        if (row[0] === "d") status = row[1];
+        else
+          webhook = {
+            tenantId,
+            id: row[1],
+            url: row[2],
+            headers: JSON.parse(row[3]) as Record<string, string>,
+            sealedSecret: row[4],
+            enabled: row[5] === 1,
+            disabledReason: row[6],
+          };
+      }
+      return { status, webhook };
     },
     async findVariables(tenantId, keys) {
       if (keys.length === 0) return [];
