@@ -1,7 +1,8 @@
 /**
  * Resolvers of the tenant's queries: `x(filter, orderBy, first, after, offset)`
- * connections, `xById`, lookups and reverse lists, the latter two batched per
- * request through loaders (one store query per field per level).
+ * connections, `xById`, lookups and reverse lists, the latter two batched (one
+ * store query per field per level): lookups joined into their list's statement
+ * or collected per tick, reverse lists read for all rows listed together.
  */
 import type { FieldNode, GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
 import { LimitExceededError, ValidationError } from "../../../common/errors.ts";
@@ -146,8 +147,8 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
         const { filter, order } = prepare(child, args.filter, args.orderBy);
         const fields = selectedFields(child, info.fieldNodes, OWN, info.fragments);
         const lookups = joinedLookups(child, info.fieldNodes, OWN, info.fragments, targetOf);
-        return createSiblingLoader<RecordValues[]>(async (parents) => {
-          const rows = await store.listRelated(context.principal.tenantId, child, reference, parents, {
+        return createSiblingLoader<RecordValues[]>((parents) => {
+          const listed = store.listRelated(context.principal.tenantId, child, reference, parents, {
             filter,
             order,
             limit,
@@ -155,15 +156,17 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
             fields,
             lookups,
           });
-          markBatch(rows);
-          const grouped = new Map<string, RecordValues[]>();
-          for (const row of rows) {
-            const parent = row[reference.name] as string;
-            const siblings = grouped.get(parent);
-            if (siblings) siblings.push(row);
-            else grouped.set(parent, [row]);
-          }
-          return grouped;
+          return whenSettled(listed, (rows) => {
+            markBatch(rows);
+            const grouped = new Map<string, RecordValues[]>();
+            for (const row of rows) {
+              const parent = row[reference.name] as string;
+              const siblings = grouped.get(parent);
+              if (siblings) siblings.push(row);
+              else grouped.set(parent, [row]);
+            }
+            return grouped;
+          });
         }, []);
       });
       return loader.load(source);
