@@ -158,16 +158,18 @@ export function createQuerySession(
       const keyset = query.after
         ? keysetCondition(p.keys, query.order, query.after)
         : { sql: "1", params: [] };
-      const selectKeys = p.keys.join(", ");
       const read = readShape(query.fields ?? object.fields, query.lookups, tenantId, (o) =>
         tableOf(tenantId, o),
       );
-      const sql = `SELECT ${read.columns}, ${selectKeys} FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${read.joins}
-        WHERE (${p.where}) AND ${keyset.sql} ORDER BY ${orderClause(p.keys, query.order)} LIMIT ? OFFSET ?`;
+      const statement = listStatement(p, read, tableOf(tenantId, object), query.order);
+      const sql = query.after ? statement.after(keyset.sql) : statement.firstPage;
       const rows = db
         .query<Row, ColumnValue[]>(sql)
         .values(...p.params, ...keyset.params, query.limit, query.offset) as Row[];
-      return rows.map((row): ListedRecord => ({ values: read.decode(row), sortKey: row.slice(read.width) }));
+      const { keyAt } = statement;
+      return rows.map(
+        (row): ListedRecord => ({ values: read.decode(row), sortKey: keyAt.map((at) => row[at] ?? null) }),
+      );
     },
 
     async countRecords(tenantId, object, filter, now) {
@@ -207,9 +209,44 @@ export function createQuerySession(
   };
 }
 
+interface ListStatement {
+  /** The statement of a first page (no cursor). */
+  firstPage: string;
+  /** The statement of a page after a cursor, given the cursor's condition. */
+  after: (keyset: string) => string;
+  /** Where each sort key is in a row: among the shape's columns, or selected after them. */
+  keyAt: number[];
+}
+
+const listStatements = new WeakMap<Plan, WeakMap<ReadShape, ListStatement>>();
+
+/** The text of a list's statement, built once per plan and read shape (both belong to one tenant). */
+function listStatement(p: Plan, read: ReadShape, table: string, order: readonly OrderTerm[]): ListStatement {
+  const byShape = listStatements.get(p) ?? new WeakMap<ReadShape, ListStatement>();
+  listStatements.set(p, byShape);
+  let statement = byShape.get(read);
+  if (!statement) {
+    const extra: string[] = [];
+    const keyAt = p.keys.map((key) => {
+      const at = read.columnAt.get(key);
+      if (at !== undefined) return at;
+      extra.push(key);
+      return read.width + extra.length - 1;
+    });
+    const head = `SELECT ${[read.columns, ...extra].join(", ")} FROM ${quoteIdent(table)} ${BASE} ${p.joins.join(" ")} ${read.joins}`;
+    const tail = `ORDER BY ${orderClause(p.keys, order)} LIMIT ? OFFSET ?`;
+    const after = (keyset: string) => `${head} WHERE (${p.where}) AND ${keyset} ${tail}`;
+    statement = { firstPage: after("1"), after, keyAt };
+    byShape.set(read, statement);
+  }
+  return statement;
+}
+
 interface ReadShape {
-  /** The select list: the fields' columns, then the joined lookups' as `l<i>_<mapping>`. */
+  /** The select list: the fields' columns, then the joined lookups' (`l<i>.<mapping>`). */
   columns: string;
+  /** Where each of the fields' columns (`r."<mapping>"`) is in a row. */
+  columnAt: ReadonlyMap<string, number>;
   /** The LEFT JOINs of the lookups. */
   joins: string;
   /** How many columns `columns` selects. */
@@ -262,7 +299,13 @@ function readShape(
       (values as WithLookups)[LOOKUPS] = found;
       return values;
     };
-    shape = { columns: [columnList(fields), ...columns].join(", "), joins: joins.join(" "), width, decode };
+    shape = {
+      columns: [columnList(fields), ...columns].join(", "),
+      columnAt: new Map(fields.map((field, i) => [`${BASE}.${quoteIdent(field.mapping)}`, i])),
+      joins: joins.join(" "),
+      width,
+      decode,
+    };
     byTenant.set(tenantId, shape);
   }
   return shape;
