@@ -56,10 +56,9 @@ interface RunSpec {
 const DISPATCHER_ENV = {
   DELIVERY_ALLOW_HTTP: "true",
   DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8",
+  DISPATCH_CONCURRENCY: String(CONCURRENCY),
   SHUTDOWN_GRACE_MS: "1000",
 };
-/** Against the bare worker: the same concurrency. The isolation runs keep the dispatcher's defaults. */
-const AS_BARE = { DISPATCH_CONCURRENCY: String(CONCURRENCY) };
 const FOUR: ReceiverId[] = ["r1", "r2", "r3", "r4"];
 const SPECS = {
   bare: { name: "bare BullMQ Worker + fetch", consumer: "bare", receivers: ["r1"], measured: ["r1"] },
@@ -68,14 +67,13 @@ const SPECS = {
     consumer: "dispatcher",
     receivers: ["r1"],
     measured: ["r1"],
-    env: { ...AS_BARE, DELIVERY_ENDPOINT_CONCURRENCY: String(CONCURRENCY) },
+    env: { DELIVERY_ENDPOINT_CONCURRENCY: String(CONCURRENCY) },
   },
   defaultLimit: {
     name: "dispatcher, endpoint limit 8 (default)",
     consumer: "dispatcher",
     receivers: ["r1"],
     measured: ["r1"],
-    env: AS_BARE,
   },
   allFast: {
     name: "dispatcher, 5 receivers answering at once",
@@ -219,7 +217,7 @@ try {
     `keeping the least disturbed) when other processes used more than ${pct(DISTURBED_SHARE)} of the CPUs during its window, and`,
     'the "other work" column shows the CPU seconds other processes still used beside each figure kept.',
     "",
-    `Setup: one dispatcher process (\`dispatcher/main.ts\`; DISPATCH_CONCURRENCY=${CONCURRENCY} against the bare worker, DELIVERY_ALLOW_HTTP=true,`,
+    `Setup: one dispatcher process (\`dispatcher/main.ts\`; DISPATCH_CONCURRENCY=${CONCURRENCY}, DELIVERY_ALLOW_HTTP=true,`,
     "DELIVERY_ALLOW_PRIVATE_NETWORKS=127.0.0.0/8, SHUTDOWN_GRACE_MS=1000, everything else default, log level info)",
     "pinned to core 0 with `taskset`. On core 1: the receivers (one Bun process, one `Bun.serve` per receiver,",
     "reading the body and answering 200 `ok`), a private redis-server (`scripts/private-redis.ts`) and this script.",

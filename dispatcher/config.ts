@@ -44,7 +44,7 @@ const booleanFlag = z.preprocess(
 export const DispatcherConfigSchema = z.object({
   ...sharedConfigFields,
   /** Deliveries in flight at once in this process. Default 32. */
-  DISPATCH_CONCURRENCY: positiveInt(128),
+  DISPATCH_CONCURRENCY: positiveInt(32),
   /** How long shutdown waits for in-flight deliveries before handing them back, in ms. Default 10000. */
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
   /** How long a killed dispatcher's in-flight jobs stay locked before another dispatcher retries them, in ms. Default 30000. */

@@ -57,7 +57,7 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
     `## Isolation: one receiver answering after ${slowMs / 1000} s`,
     "",
     "Jobs round-robin over five webhooks; counted: the four receivers that answer at once. Dispatcher defaults",
-    "(DISPATCH_CONCURRENCY 128, endpoint limit 8: a receiver that does not answer holds at most 8 of the 128 slots).",
+    "(endpoint limit 8).",
     "",
     ...HEADER,
     ...bench.rounds.flatMap((r, i) => [
