@@ -3,8 +3,9 @@
  * time any of them asks: records listed together carry their batch's UIDs
  * (`markBatch`), so the loader need not wait a tick to learn who else will ask.
  * When `fetch` answers within the call (values, not a promise: the embedded
- * store, through `whenSettled`), every record gets its value synchronously. Records outside a batch (`xById`, a lookup read through
- * a loader) are collected per tick by the batch loader.
+ * store, through `whenSettled`), every record gets its value synchronously.
+ * Records outside a batch (`xById`, a lookup read through a loader) are
+ * collected per tick by the batch loader.
  */
 import type { RecordValues } from "../../catalogue/record-values.ts";
 import { createBatchLoader } from "./batch-loader.ts";

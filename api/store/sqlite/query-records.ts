@@ -19,13 +19,13 @@ import {
 } from "../store.ts";
 import { compileFilter } from "./compile-filter.ts";
 
-import { type ColumnValue, columnList, quoteIdent } from "./record-codec.ts";
+import { type ColumnValue, quoteIdent } from "./record-codec.ts";
 import { decodeColumns } from "./record-session.ts";
 
 type QueryMethods = Pick<StoreReader, "listRecords" | "countRecords" | "listRelated">;
 /**
  * Rows are read as arrays (bun:sqlite's `values()`, cheaper than objects): the read shape's
- * columns, then the sort keys. Never bigints or blobs: no column holds either.
+ * columns, then the sort keys not among them. Never bigints or blobs: no column holds either.
  */
 type Row = ColumnValue[];
 
@@ -299,9 +299,10 @@ function readShape(
       (values as WithLookups)[LOOKUPS] = found;
       return values;
     };
+    const own = fields.map((field) => `${BASE}.${quoteIdent(field.mapping)}`);
     shape = {
-      columns: [columnList(fields), ...columns].join(", "),
-      columnAt: new Map(fields.map((field, i) => [`${BASE}.${quoteIdent(field.mapping)}`, i])),
+      columns: [...own, ...columns].join(", "),
+      columnAt: new Map(own.map((column, i) => [column, i])),
       joins: joins.join(" "),
       width,
       decode,
