@@ -63,6 +63,11 @@ export const DispatcherConfigSchema = z.object({
   /** When an endpoint is at its limit, a job waits about this long (±50%) before trying again, in ms. Default 1000. */
   DELIVERY_ENDPOINT_BUSY_DELAY_MS: positiveInt(1000),
   /**
+   * Longest such wait, in ms: jobs refused at a busy endpoint come back spaced at the rate
+   * it answers, but never later than this (an endpoint that recovers gets its backlog within it). Default 60000.
+   */
+  DELIVERY_ENDPOINT_BUSY_MAX_DELAY_MS: positiveInt(60_000),
+  /**
    * Non-public address ranges deliveries may reach anyway: comma-separated
    * CIDR ranges or addresses, e.g. `127.0.0.0/8,::1` for local development
    * and tests. Metadata addresses stay refused. Default: none.

@@ -8,14 +8,9 @@ import type { DeliveryJob } from "../common/delivery-job.ts";
 import type { Logger } from "../common/log.ts";
 import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
 import { buildDeliveryRequest, type DeliveryRequest, variablesOf } from "./build-request.ts";
+import { createBusyParking, type ParkingRules } from "./busy-parking.ts";
 import { classifyResponse } from "./classify-response.ts";
-import {
-  type DeliveryOutcome,
-  decideOutcome,
-  jitteredDelay,
-  maxAttempts,
-  type RetryPolicy,
-} from "./decide-outcome.ts";
+import { type DeliveryOutcome, decideOutcome, maxAttempts, type RetryPolicy } from "./decide-outcome.ts";
 import type { AttemptRecord, DeliveryStore, DeliveryWebhook } from "./delivery-store.ts";
 import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
@@ -49,8 +44,8 @@ export interface DelivererDeps {
   retry: RetryPolicy;
   /** Longest Retry-After honoured. */
   maxRetryAfterMs: number;
-  /** Wait before trying again when the endpoint is at its limit (jittered). */
-  busyDelayMs: number;
+  /** How long jobs refused at an endpoint at its limit wait before trying again. */
+  busy: ParkingRules;
   now?: () => number;
   random?: () => number;
 }
@@ -70,6 +65,7 @@ const statusAfter = (outcome: DeliveryOutcome) =>
 /** Creates the delivery function the worker runs for each job. */
 export function createDeliverer(deps: DelivererDeps): Deliver {
   const { store, box, limiter, send, retry, now = Date.now, random = Math.random } = deps;
+  const parking = createBusyParking(deps.busy, now, random);
 
   // An unreleased lease expires by itself; failing the delivery over it would resend a finished POST.
   const release = (lease: EndpointLease) =>
@@ -213,12 +209,9 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       return outcome;
     }
     // A fast endpoint frees a slot within milliseconds: wait for it here rather than park the job for a second.
-    const lease = await limiter.acquire(request.endpoint, Math.min(deps.busyDelayMs, SLOT_WAIT_MS));
+    const lease = await limiter.acquire(request.endpoint, Math.min(deps.busy.busyDelayMs, SLOT_WAIT_MS));
     if (!lease) {
-      // Slots held here for 8 s will hardly free up within the next second: parking the job for the
-      // busy delay only would cycle it through the worker over and over, at the other endpoints' expense.
-      const wait = Math.max(deps.busyDelayMs, limiter.heldFor(request.endpoint));
-      return { kind: "busy", delayMs: jitteredDelay(wait, 0.5, random()) };
+      return { kind: "busy", delayMs: parking.park(request.endpoint, limiter.heldFor(request.endpoint)) };
     }
     return sendAndDecide(job, request, context, lease);
   };

@@ -64,7 +64,11 @@ export function openDispatcher(
     log: env.log,
     retry,
     maxRetryAfterMs: config.DELIVERY_RETRY_AFTER_MAX_MS,
-    busyDelayMs: config.DELIVERY_ENDPOINT_BUSY_DELAY_MS,
+    busy: {
+      busyDelayMs: config.DELIVERY_ENDPOINT_BUSY_DELAY_MS,
+      maxMs: config.DELIVERY_ENDPOINT_BUSY_MAX_DELAY_MS,
+      limit: config.DELIVERY_ENDPOINT_CONCURRENCY,
+    },
   });
   const dispatcher = createDispatcher({
     redis: env.redis,
