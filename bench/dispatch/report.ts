@@ -68,6 +68,6 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
     `Median throughput to the other receivers with one answering after ${slowMs / 1000} s: **${pct(median(kept))}**`,
     `of the same run with all answering at once (rounds: ${range(kept)}), a drop of ${pct(Math.max(0, 1 - median(kept)))} (target: at most 10%).`,
     "The reference delivers the fifth receiver's share of the jobs too; with that receiver slow, its jobs beyond",
-    "its 8 slots are parked instead (each taken up a few times), which costs less, so the four can come out ahead.",
+    "its 8 slots are parked instead (each taken up about once, then queued at the rate it answers), which costs less.",
   ];
 }
