@@ -44,7 +44,7 @@ export function parkAtBusyEndpoint(
   return { delayMs: Math.round(rules.maxMs * (0.5 + random / 2)), lastReturnAt: lastReturnAt ?? now };
 }
 
-/** Endpoints remembered at most; past it, those whose parked jobs are all due are forgotten. */
+/** Endpoints remembered at most; past it, those whose parked jobs are all due are forgotten first. */
 const REMEMBERED = 4096;
 
 /** The parking of one dispatcher process: each endpoint's queue of return times. */
@@ -56,6 +56,8 @@ export function createBusyParking(rules: ParkingRules, now: () => number, random
       const at = now();
       if (lastReturn.size >= REMEMBERED) {
         for (const [key, when] of lastReturn) if (when <= at) lastReturn.delete(key);
+        // Still full: the endpoint remembered longest goes (its jobs then queue afresh).
+        if (lastReturn.size >= REMEMBERED) lastReturn.delete(lastReturn.keys().next().value as string);
       }
       const parked = parkAtBusyEndpoint(lastReturn.get(endpoint), at, heldForMs, rules, random());
       lastReturn.set(endpoint, parked.lastReturnAt);

@@ -63,4 +63,20 @@ describe("parkAtBusyEndpoint", () => {
     // Other endpoints queue on their own.
     expect(parking.park("fast:443", 5)).toBeLessThanOrEqual(1_500);
   });
+
+  test("remembers a bounded number of endpoints: past it, the oldest queue is forgotten", () => {
+    let now = NOW;
+    const parking = createBusyParking(
+      rules,
+      () => now,
+      () => MID,
+    );
+    for (let i = 0; i < 5_000; i++) parking.park(`e${i}:443`, 10_000);
+    // e0's queue was forgotten: a second job there waits as a first one does, not hold ÷ limit behind it.
+    expect(parking.park("e0:443", 10_000)).toBe(10_000);
+    // e4999's is remembered.
+    expect(parking.park("e4999:443", 10_000)).toBe(11_250);
+    now += 1;
+    expect(parking.park("e4999:443", 10_000)).toBe(12_499);
+  });
 });
