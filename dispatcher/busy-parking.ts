@@ -8,6 +8,7 @@
  * whichever is longer (±50%), and at most `maxMs`: an endpoint that recovers
  * gets its backlog within that.
  */
+import { setNewest } from "../common/bounded-map.ts";
 
 export interface ParkingRules {
   /** Shortest wait, before jitter. */
@@ -56,11 +57,10 @@ export function createBusyParking(rules: ParkingRules, now: () => number, random
       const at = now();
       if (lastReturn.size >= REMEMBERED) {
         for (const [key, when] of lastReturn) if (when <= at) lastReturn.delete(key);
-        // Still full: the endpoint remembered longest goes (its jobs then queue afresh).
-        if (lastReturn.size >= REMEMBERED) lastReturn.delete(lastReturn.keys().next().value as string);
       }
       const parked = parkAtBusyEndpoint(lastReturn.get(endpoint), at, heldForMs, rules, random());
-      lastReturn.set(endpoint, parked.lastReturnAt);
+      // Still full: the endpoint parked at least recently goes (its jobs then queue afresh).
+      setNewest(lastReturn, endpoint, parked.lastReturnAt, REMEMBERED);
       return parked.delayMs;
     },
   };

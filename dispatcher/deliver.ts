@@ -4,6 +4,8 @@
  * they are now, builds and signs the request, takes a per-endpoint slot, sends,
  * classifies the answer, applies the retry policy and writes the delivery log.
  */
+
+import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryJob } from "../common/delivery-job.ts";
 import type { Logger } from "../common/log.ts";
 import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
@@ -78,8 +80,7 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     let secret = opened.get(key);
     if (secret === undefined) {
       secret = box.open(sealed, context);
-      if (opened.size >= OPENED_SECRETS) opened.delete(opened.keys().next().value as string);
-      opened.set(key, secret);
+      setNewest(opened, key, secret, OPENED_SECRETS);
     }
     return secret;
   };

@@ -136,14 +136,14 @@ export function createEndpointLimiter({
   };
 
   /** Keeps a released slot here for a while, or gives it back at once when it may not linger. */
-  const park = async (endpoint: string, slot: Slot) => {
+  const keepIdle = async (endpoint: string, slot: Slot) => {
     if (lingerMs <= 0) return free(slot);
-    const parked = idle.get(endpoint) ?? [];
-    idle.set(endpoint, parked);
-    parked.push(slot);
+    const kept = idle.get(endpoint) ?? [];
+    idle.set(endpoint, kept);
+    kept.push(slot);
     slot.linger = setTimeout(() => {
-      parked.splice(parked.indexOf(slot), 1);
-      if (parked.length === 0) idle.delete(endpoint);
+      kept.splice(kept.indexOf(slot), 1);
+      if (kept.length === 0) idle.delete(endpoint);
       // Not given back (Redis away): the lease expires by itself.
       free(slot).catch(() => undefined);
     }, lingerMs);
@@ -161,9 +161,9 @@ export function createEndpointLimiter({
         if (done) return;
         done = true;
         try {
-          await park(endpoint, slot);
+          await keepIdle(endpoint, slot);
         } finally {
-          // After parking, so that a waiter woken here finds the slot.
+          // After keeping it idle here, so that a waiter woken here finds the slot.
           released(endpoint, takenAt);
         }
       },
@@ -171,11 +171,11 @@ export function createEndpointLimiter({
   };
 
   async function tryAcquire(endpoint: string): Promise<EndpointLease | null> {
-    const parked = idle.get(endpoint)?.pop();
-    if (parked) {
-      clearTimeout(parked.linger);
+    const kept = idle.get(endpoint)?.pop();
+    if (kept) {
+      clearTimeout(kept.linger);
       if (idle.get(endpoint)?.length === 0) idle.delete(endpoint);
-      return lease(endpoint, parked);
+      return lease(endpoint, kept);
     }
     // This process alone fills the endpoint's limit: no need to ask Redis.
     if ((held.get(endpoint)?.length ?? 0) >= limit) return null;

@@ -5,6 +5,7 @@
  * checks work as usual). Out comes an AttemptResult; it never throws.
  */
 
+import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryRequest } from "./build-request.ts";
 import type { SendError } from "./classify-response.ts";
 import type { DestinationPolicy } from "./ssrf/destination-policy.ts";
@@ -122,8 +123,7 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
       checked = resolveDestination(url, policy, lookupHost);
       if (parseIp(hostOf(url)) === null) return checked;
       checked.catch(() => undefined);
-      if (literals.size >= REMEMBERED_LITERALS) literals.delete(literals.keys().next().value as string);
-      literals.set(key, checked);
+      setNewest(literals, key, checked, REMEMBERED_LITERALS);
     }
     return checked;
   };

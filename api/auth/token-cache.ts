@@ -3,6 +3,7 @@
  * every request costs a map read. Entries live `ttlMs`; a revocation made by
  * this process drops its entry at once, others see it within `ttlMs`.
  */
+import { setNewest } from "../../common/bounded-map.ts";
 
 export interface TokenCache<V> {
   get(key: string, now: number): V | undefined;
@@ -23,10 +24,7 @@ export function createTokenCache<V>(ttlMs: number, maxEntries = 10_000): TokenCa
       return entry.value;
     },
     set(key, value, now) {
-      entries.delete(key);
-      entries.set(key, { value, expires: now + ttlMs });
-      // Maps iterate in insertion order: the first key is the oldest.
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value as string);
+      setNewest(entries, key, { value, expires: now + ttlMs }, maxEntries);
     },
     delete: (key) => void entries.delete(key),
   };

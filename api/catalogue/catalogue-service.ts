@@ -4,6 +4,8 @@
  * made through any API process is seen by the next request. Changes run in one
  * unit of work each: definitions and storage commit together or not at all.
  */
+
+import { setNewest } from "../../common/bounded-map.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../common/errors.ts";
 import type { Store, StoreWriter } from "../store/store.ts";
 import { assembleCatalogue } from "./assemble-catalogue.ts";
@@ -24,9 +26,7 @@ export function createCatalogueService({ store, cacheSize }: CatalogueServiceDep
   const cache = new Map<string, Catalogue>();
 
   const remember = (catalogue: Catalogue) => {
-    cache.delete(catalogue.tenantId);
-    cache.set(catalogue.tenantId, catalogue);
-    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+    setNewest(cache, catalogue.tenantId, catalogue, cacheSize);
     return catalogue;
   };
 

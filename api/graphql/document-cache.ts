@@ -5,6 +5,7 @@
  */
 import type { DocumentNode, OperationDefinitionNode } from "graphql";
 import type { CompiledQuery } from "graphql-jit";
+import { setNewest } from "../../common/bounded-map.ts";
 
 export interface CachedDocument {
   document: DocumentNode;
@@ -38,8 +39,7 @@ export function createDocumentCache(size: number) {
       }
       const entry = { document, operations, compiled: new Map() };
 
-      entries.set(keyOf(tenantId, version, query), entry);
-      if (entries.size > size) entries.delete(entries.keys().next().value as string);
+      setNewest(entries, keyOf(tenantId, version, query), entry, size);
       return entry;
     },
   };

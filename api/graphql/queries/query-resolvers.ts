@@ -5,6 +5,7 @@
  * or collected per tick, reverse lists read for all rows listed together.
  */
 import type { FieldNode, GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
+import { setNewest } from "../../../common/bounded-map.ts";
 import { LimitExceededError, ValidationError } from "../../../common/errors.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
@@ -57,8 +58,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
       const order = parseOrderBy(orderText, object, catalogue);
       const filter = filterText ? prepareFilter(filterText, object, catalogue) : null;
       entry = { filter, order, fingerprint: orderFingerprint(order) };
-      if (prepared.size >= 1000) prepared.delete(prepared.keys().next().value as string);
-      prepared.set(key, entry);
+      setNewest(prepared, key, entry, 1000);
     }
     return entry;
   };

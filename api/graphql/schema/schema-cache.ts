@@ -6,6 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { type GraphQLSchema, printSchema } from "graphql";
+import { setNewest } from "../../../common/bounded-map.ts";
 import type { Catalogue } from "../../catalogue/catalogue.ts";
 
 export interface TenantSchema {
@@ -24,9 +25,7 @@ export function createSchemaCache(build: (catalogue: Catalogue) => GraphQLSchema
     get(catalogue: Catalogue): TenantSchema {
       let entry = entries.get(catalogue.tenantId);
       if (entry?.version !== catalogue.version) entry = makeEntry(catalogue, build(catalogue));
-      entries.delete(catalogue.tenantId);
-      entries.set(catalogue.tenantId, entry);
-      if (entries.size > size) entries.delete(entries.keys().next().value as string);
+      setNewest(entries, catalogue.tenantId, entry, size);
       return entry;
     },
   };
