@@ -53,6 +53,7 @@ export function createApp({
     redeliver: (deliveries) => deliveryQueue.requeue(redeliveryJobs(deliveries)),
   });
   return new Elysia()
+    .onRequest(() => store.requestArrived())
     .use(errorPlugin(log, config.MAX_BODY_BYTES))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
     .use(authRoutes(auth))

@@ -292,6 +292,12 @@ export interface Store extends StoreReader {
    * Units of work never interleave their writes.
    */
   unitOfWork<T>(work: (tx: StoreWriter) => Promise<T>): Promise<T>;
+  /**
+   * Says a request has just arrived. Reads may share a snapshot for a while
+   * (SQLite: one turn of the event loop); from this call on, the reads made
+   * for the request see every commit that finished before it arrived.
+   */
+  requestArrived(): void;
   /** True when the engine answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

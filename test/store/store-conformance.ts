@@ -153,6 +153,39 @@ export function describeStoreConformance(engine: string, harness: EngineHarness)
           await other.close();
         }
       });
+
+      test("a request that arrives after another handle committed reads the commit", async () => {
+        const other = await reopen();
+        try {
+          const a = tenant("arriving");
+          expect(await store.findTenantById(a.id)).toBeNull();
+          await other.unitOfWork((tx) => tx.insertTenant(a));
+          store.requestArrived();
+          expect(await store.findTenantById(a.id)).toEqual(a);
+        } finally {
+          await other.close();
+        }
+      });
+
+      test("a read in a later turn sees what another handle committed", async () => {
+        const other = await reopen();
+        try {
+          const a = tenant("later");
+          expect(await store.findTenantById(a.id)).toBeNull();
+          await other.unitOfWork((tx) => tx.insertTenant(a));
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          expect(await store.findTenantById(a.id)).toEqual(a);
+        } finally {
+          await other.close();
+        }
+      });
     }
+
+    test("a read right after a unit of work sees what it wrote", async () => {
+      const a = tenant("own");
+      expect(await store.findTenantById(a.id)).toBeNull();
+      await store.unitOfWork((tx) => tx.insertTenant(a));
+      expect(await store.findTenantById(a.id)).toEqual(a);
+    });
   });
 }

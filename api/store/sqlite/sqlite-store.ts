@@ -3,10 +3,13 @@
  * single writer connection, one unit of work at a time (a promise queue keeps
  * an awaiting unit of work from interleaving with another); reads outside a
  * unit of work use a second connection, so they never see uncommitted data.
+ * That connection's reads share a snapshot per turn of the event loop
+ * (common/sqlite-read-snapshot.ts), dropped before each of our commits.
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
+import { createReadSnapshots, type ReadSnapshots } from "../../../common/sqlite-read-snapshot.ts";
 import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
 import type { Store, StoreWriter } from "../store.ts";
 import { migrate } from "./migrations.ts";
@@ -21,7 +24,11 @@ export function openSqliteStore(path: string): Store {
   migrate(writer);
   const reader = path === ":memory:" ? writer : openConnection(path);
   const writeSession = createSqliteSession(writer);
-  const readSession = createSqliteSession(reader);
+  // In memory there is one connection: its reads cannot hold a transaction a unit of work would need.
+  const snapshots = reader === writer ? null : createReadSnapshots(reader);
+  const readSession = snapshots
+    ? inSnapshots(createSqliteSession(reader), snapshots)
+    : createSqliteSession(reader);
   let queue: Promise<unknown> = Promise.resolve();
 
   const runUnitOfWork = async <T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> => {
@@ -29,6 +36,8 @@ export function openSqliteStore(path: string): Store {
     await beginImmediate(writer, BUSY_TIMEOUT_MS);
     try {
       const result = await work(writeSession);
+      // Before the commit, so that the checkpoint it may run is not held back by our own reader.
+      snapshots?.drop();
       writer.run("COMMIT");
       return result;
     } catch (error) {
@@ -45,13 +54,27 @@ export function openSqliteStore(path: string): Store {
       queue = run.catch(() => undefined);
       return run;
     },
+    requestArrived: () => snapshots?.arrived(),
     ping: async () => reader.query<{ one: number }, []>("SELECT 1 AS one").get()?.one === 1,
     close: async () => {
       await queue;
+      snapshots?.drop();
       if (reader !== writer) reader.close();
       writer.close();
     },
   };
+}
+
+/** The session with every method entering the turn's read snapshot first. */
+function inSnapshots<S extends object>(session: S, snapshots: ReadSnapshots): S {
+  const entries = Object.entries(session).map(([name, method]) => [
+    name,
+    (...args: unknown[]) => {
+      snapshots.enter();
+      return (method as (...args: unknown[]) => unknown)(...args);
+    },
+  ]);
+  return Object.fromEntries(entries) as S;
 }
 
 function openConnection(path: string): Database {

@@ -1,0 +1,81 @@
+/**
+ * Read snapshots shared by the reads of one turn of the event loop.
+ *
+ * In autocommit mode every SQLite statement takes and drops the file's locks
+ * (system calls that cost more than the lookups themselves). Here the first
+ * read of a turn opens a read transaction and the turn's end (`setImmediate`)
+ * closes it, so every statement of a request, and of the requests that came
+ * in with it, shares one set of locks and one consistent snapshot.
+ *
+ * Freshness: a read sees every commit that finished before the request it
+ * serves arrived.
+ * - The first request of a turn (`arrived`) drops a snapshot opened earlier
+ *   in that turn (by a timer, say): the requests that one poll of the loop
+ *   delivered all arrived before the snapshot that serves them began.
+ * - This process's own commits (`committed`) drop it too, so a read after a
+ *   write sees the write.
+ * - A snapshot never outlives its turn, so it never holds back a checkpoint
+ *   for long.
+ * Shared by both processes' SQLite adapters; it takes any connection that can
+ * prepare SQL text, so it imports no driver.
+ */
+
+/** What a connection must do for this: prepare statements, and say whether a transaction is open. */
+export interface SnapshotConnection {
+  prepare(sql: string): { run(): unknown };
+  readonly inTransaction: boolean;
+}
+
+export interface ReadSnapshots {
+  /** Call before a read: opens the turn's snapshot unless one is open. */
+  enter(): void;
+  /** Call as each request arrives: the first of a turn starts the snapshots that serve it afresh. */
+  arrived(): void;
+  /** Call before this process commits (or opens a write transaction on the same connection). */
+  drop(): void;
+}
+
+export function createReadSnapshots(db: SnapshotConnection): ReadSnapshots {
+  const begin = db.prepare("BEGIN");
+  const commit = db.prepare("COMMIT");
+  let open = false;
+  let requestsThisTurn = false;
+  let endScheduled = false;
+
+  const drop = () => {
+    if (!open) return;
+    open = false;
+    // A failed statement may have ended the transaction already.
+    if (db.inTransaction) commit.run();
+  };
+  const endTurn = () => {
+    endScheduled = false;
+    requestsThisTurn = false;
+    try {
+      drop();
+    } catch {
+      // Only a closed connection fails here, and a read transaction leaves nothing to undo.
+    }
+  };
+  const scheduleEnd = () => {
+    if (endScheduled) return;
+    endScheduled = true;
+    setImmediate(endTurn);
+  };
+
+  return {
+    enter() {
+      if (open) return;
+      begin.run();
+      open = true;
+      scheduleEnd();
+    },
+    arrived() {
+      if (requestsThisTurn) return;
+      requestsThisTurn = true;
+      drop();
+      scheduleEnd();
+    },
+    drop,
+  };
+}
