@@ -19,7 +19,7 @@ import {
 } from "../store.ts";
 import { compileFilter } from "./compile-filter.ts";
 
-import { type ColumnValue, quoteIdent } from "./record-codec.ts";
+import { BOUND_COUNT, type ColumnValue, quoteIdent } from "./record-codec.ts";
 import { decodeColumns } from "./record-session.ts";
 
 type QueryMethods = Pick<StoreReader, "listRecords" | "countRecords" | "listRelated">;
@@ -193,7 +193,9 @@ export function createQuerySession(
       // each parent's children (a window over all of them, the costlier statement).
       const bound = parentUids.length * query.limit;
       const all = db
-        .query<Row, ColumnValue[]>(`SELECT ${read.columns} ${from} ORDER BY ${fk}, ${order} LIMIT ?`)
+        .query<Row, ColumnValue[]>(
+          `SELECT ${read.columns} ${from} ORDER BY ${fk}, ${order} LIMIT ${BOUND_COUNT}`,
+        )
         .values(...parentUids, ...p.params, bound + 1) as Row[];
       const rows =
         all.length <= bound
@@ -234,7 +236,7 @@ function listStatement(p: Plan, read: ReadShape, table: string, order: readonly 
       return read.width + extra.length - 1;
     });
     const head = `SELECT ${[read.columns, ...extra].join(", ")} FROM ${quoteIdent(table)} ${BASE} ${p.joins.join(" ")} ${read.joins}`;
-    const tail = `ORDER BY ${orderClause(p.keys, order)} LIMIT ? OFFSET ?`;
+    const tail = `ORDER BY ${orderClause(p.keys, order)} LIMIT ${BOUND_COUNT} OFFSET ${BOUND_COUNT}`;
     const after = (keyset: string) => `${head} WHERE (${p.where}) AND ${keyset} ${tail}`;
     statement = { firstPage: after("1"), after, keyAt };
     byShape.set(read, statement);

@@ -8,7 +8,14 @@ import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { LoggedChange, RecordValues } from "../../catalogue/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
-import { type ColumnValue, columnList, decodeValue, encodeValue, quoteIdent } from "./record-codec.ts";
+import {
+  BOUND_COUNT,
+  type ColumnValue,
+  columnList,
+  decodeValue,
+  encodeValue,
+  quoteIdent,
+} from "./record-codec.ts";
 
 type RecordMethods = Pick<
   StoreWriter,
@@ -78,7 +85,7 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     changes: db.query<ChangeRow, [number, number]>(
-      "SELECT * FROM change_log WHERE position > ? ORDER BY position LIMIT ?",
+      `SELECT * FROM change_log WHERE position > ? ORDER BY position LIMIT ${BOUND_COUNT}`,
     ),
   };
 

@@ -1,6 +1,7 @@
 /** The webhook part of a SQLite session: definitions, the delivery log the dispatcher fills, feed positions. */
 import type { Database } from "bun:sqlite";
 import type { DeliveryAttempt, DeliveryRecord, StoreWriter, WebhookRecord } from "../store.ts";
+import { BOUND_COUNT } from "./record-codec.ts";
 
 type WebhookMethods = Pick<
   StoreWriter,
@@ -151,7 +152,7 @@ export function createWebhookSession(db: Database): WebhookMethods {
         where.push("(created_at < ? OR (created_at = ? AND id < ?))");
         params.push(query.before.createdAt, query.before.createdAt, query.before.id);
       }
-      const sql = `SELECT * FROM deliveries WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ?`;
+      const sql = `SELECT * FROM deliveries WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ${BOUND_COUNT}`;
       return db
         .query<DeliveryRow, (string | number)[]>(sql)
         .all(...params, query.limit)
