@@ -23,10 +23,11 @@ const compile = (filter: string, object = "Things"): SqlFilter =>
 
 const OWNER_JOIN = 'LEFT JOIN "tenant1_owners" AS "r_1" ON "r_1"."uid" = "r"."owner"';
 const ESCAPE = "ESCAPE '\\'";
+const TEXT = "CAST(? AS TEXT)";
 
 const CASES: [filter: string, where: string, params: (string | number | null)[], joins?: string[]][] = [
-  ["Name == 'x'", '"r"."name" = ?', ["x"]],
-  ["Name != 'x'", '"r"."name" <> ?', ["x"]],
+  ["Name == 'x'", `"r"."name" = ${TEXT}`, ["x"]],
+  ["Name != 'x'", `"r"."name" <> ${TEXT}`, ["x"]],
   ["Count < 5 AND Count >= -1", '("r"."count" < ? AND "r"."count" >= ?)', [5, -1]],
   ["Count > 1 OR NOT Count <= 0", '("r"."count" > ? OR (NOT "r"."count" <= ?))', [1, 0]],
   ["Flag == true", '"r"."flag" = ?', [1]],
@@ -35,31 +36,31 @@ const CASES: [filter: string, where: string, params: (string | number | null)[],
   ["Minutes == 2 hours", '"r"."minutes" = ?', [120]],
   ["At > 2024-05-01T12:00:00+02:00", '"r"."at" > ?', [NOW]],
   ["At < NOW() - 1 h", '"r"."at" < ?', [NOW - 3_600_000]],
-  ["Day == NOW() + 1 d", '"r"."day" = ?', ["2024-05-02"]],
-  ["Clock > NOW()", '"r"."clock" > ?', ["10:00:00.000"]],
-  ["Clock <= 9:30", '"r"."clock" <= ?', ["09:30:00.000"]],
+  ["Day == NOW() + 1 d", `"r"."day" = ${TEXT}`, ["2024-05-02"]],
+  ["Clock > NOW()", `"r"."clock" > ${TEXT}`, ["10:00:00.000"]],
+  ["Clock <= 9:30", `"r"."clock" <= ${TEXT}`, ["09:30:00.000"]],
   ["Name == null", '"r"."name" IS NULL', []],
   ["Name != null", '(NOT "r"."name" IS NULL)', []],
   ["Count > null", "NULL", []],
-  ["Name LIKE 'a\\%b%'", `"r"."name" LIKE ? ${ESCAPE}`, ["a\\%b%"]],
-  ["Name LIKE 'a\\b'", `"r"."name" LIKE ? ${ESCAPE}`, ["ab"]],
-  ["Name NOTLIKE '_'", `(NOT "r"."name" LIKE ? ${ESCAPE})`, ["_"]],
+  ["Name LIKE 'a\\%b%'", `"r"."name" LIKE ${TEXT} ${ESCAPE}`, ["a\\%b%"]],
+  ["Name LIKE 'a\\b'", `"r"."name" LIKE ${TEXT} ${ESCAPE}`, ["ab"]],
+  ["Name NOTLIKE '_'", `(NOT "r"."name" LIKE ${TEXT} ${ESCAPE})`, ["_"]],
   ["Count IN [1, 2]", '"r"."count" IN (?, ?)', [1, 2]],
-  ["Kind NOTIN ['Alpha', null]", '(NOT ("r"."kind" IN (?) OR "r"."kind" IS NULL))', ["Alpha"]],
+  ["Kind NOTIN ['Alpha', null]", `(NOT ("r"."kind" IN (${TEXT}) OR "r"."kind" IS NULL))`, ["Alpha"]],
   ["Price IN [1.50]", 'CAST("r"."price" AS REAL) IN (?)', [1.5]],
   ["Count == Minutes", '"r"."count" IS "r"."minutes"', []],
   ["Count != Minutes", '"r"."count" IS NOT "r"."minutes"', []],
   ["Count < Price", '"r"."count" < CAST("r"."price" AS REAL)', []],
   [
     "Tags INCLUDES ['red', 'Green']",
-    '(CASE WHEN "r"."tags" IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM json_each("r"."tags") AS "r_1" WHERE "r_1"."value" IN (?, ?)) END)',
+    `(CASE WHEN "r"."tags" IS NULL THEN NULL ELSE EXISTS (SELECT 1 FROM json_each("r"."tags") AS "r_1" WHERE "r_1"."value" IN (${TEXT}, ${TEXT})) END)`,
     ["red", "Green"],
   ],
-  ["OwnerId == 'o1'", '"r"."owner" = ?', ["o1"]],
-  ["Owner.Name == 'x'", '"r_1"."name" = ?', ["x"], [OWNER_JOIN]],
+  ["OwnerId == 'o1'", `"r"."owner" = ${TEXT}`, ["o1"]],
+  ["Owner.Name == 'x'", `"r_1"."name" = ${TEXT}`, ["x"], [OWNER_JOIN]],
   [
     "Owner.Name == 'x' AND Owner.Score > 1 AND Owner.Parent.Name == 'y' AND Backup.Name == 'z'",
-    '("r_1"."name" = ? AND "r_1"."score" > ? AND "r_2"."name" = ? AND "r_3"."name" = ?)',
+    `("r_1"."name" = ${TEXT} AND "r_1"."score" > ? AND "r_2"."name" = ${TEXT} AND "r_3"."name" = ${TEXT})`,
     ["x", 1, "y", "z"],
     [
       OWNER_JOIN,
@@ -69,7 +70,7 @@ const CASES: [filter: string, where: string, params: (string | number | null)[],
   ],
   [
     "OwnerId IN (SELECT UID FROM Owners WHERE Parent.Score > 3 AND Parent.Name != 'p')",
-    '"r"."owner" IN (SELECT "r_1"."uid" FROM "tenant1_owners" AS "r_1" LEFT JOIN "tenant1_owners" AS "r_2" ON "r_2"."uid" = "r_1"."parent" WHERE "r_1"."uid" IS NOT NULL AND ("r_2"."score" > ? AND "r_2"."name" <> ?))',
+    `"r"."owner" IN (SELECT "r_1"."uid" FROM "tenant1_owners" AS "r_1" LEFT JOIN "tenant1_owners" AS "r_2" ON "r_2"."uid" = "r_1"."parent" WHERE "r_1"."uid" IS NOT NULL AND ("r_2"."score" > ? AND "r_2"."name" <> ${TEXT}))`,
     [3, "p"],
   ],
   [
@@ -99,7 +100,7 @@ describe("compileFilter", () => {
       alias: 'a"b',
       now: 0,
     });
-    expect(sql.where).toBe('"a""b"."we""ird" = ?');
+    expect(sql.where).toBe(`"a""b"."we""ird" = ${TEXT}`);
   });
 
   test("custom fields compile with their mapping", () => {
