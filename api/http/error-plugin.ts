@@ -5,7 +5,7 @@
  * (chunked bodies), so an oversized body is always answered 413 in our shape.
  */
 import { Elysia } from "elysia";
-import { BadRequestError, NotFoundError, PayloadTooLargeError } from "../../common/errors.ts";
+import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError } from "../../common/errors.ts";
 import type { Logger } from "../../common/log.ts";
 import { errorResponse } from "./error-response.ts";
 
@@ -31,8 +31,13 @@ export function errorPlugin(log: Logger, maxBodyBytes: number) {
       switch (code) {
         case "NOT_FOUND":
           return errorResponse(new NotFoundError("no such endpoint"), log);
-        case "PARSE":
-          return errorResponse(new BadRequestError("the request body is not valid JSON"), log);
+        case "PARSE": {
+          // Elysia wraps what our parser throws (a body over the limit, bad JSON): answer with that.
+          const cause = (error as { cause?: unknown }).cause;
+          const why =
+            cause instanceof AppError ? cause : new BadRequestError("the request body is not valid JSON");
+          return errorResponse(why, log);
+        }
         case "VALIDATION":
         case "INVALID_COOKIE_SIGNATURE":
         case "INVALID_FILE_TYPE":

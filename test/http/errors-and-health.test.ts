@@ -77,6 +77,50 @@ describe("HTTP edges", () => {
     expect((await t.call("GET", "/auth/tokens", { token: adminToken })).body.result.length).toBe(1);
   });
 
+  /** A POST of `text` to /graphql/graphql, with its length declared or sent chunked (no length). */
+  const postBody = async (text: string, declared: boolean) => {
+    const { adminToken } = await t.provision(`body-${crypto.randomUUID().slice(0, 8)}`);
+    const bytes = new TextEncoder().encode(text);
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${adminToken}`,
+      "content-type": "application/json",
+    };
+    if (declared) headers["content-length"] = String(bytes.length);
+    const body = declared
+      ? bytes
+      : new ReadableStream({
+          start(controller) {
+            controller.enqueue(bytes);
+            controller.close();
+          },
+        });
+    const response = await t.app.handle(
+      new Request("http://test.local/graphql/graphql", { method: "POST", headers, body }),
+    );
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  for (const declared of [true, false]) {
+    const how = declared ? "with its length declared" : "sent chunked";
+    test(`a body that is not JSON answers 400 bad_request, ${how}`, async () => {
+      const { status, body } = await postBody('{"query": "{ __typename }"', declared);
+      expect(status).toBe(400);
+      expect(body).toEqual({ errorType: "bad_request", message: "the request body is not valid JSON" });
+    });
+
+    test(`a JSON body is read, ${how}`, async () => {
+      const { status, body } = await postBody('{"query": "{ __typename }"}', declared);
+      expect(status).toBe(200);
+      expect(body).toEqual({ data: { __typename: "Query" } });
+    });
+  }
+
+  test("a chunked body over the limit answers 413", async () => {
+    const { status, body } = await postBody(`{"query": "${"x".repeat(2000)}"}`, false);
+    expect(status).toBe(413);
+    expect(body.errorType).toBe("payload_too_large");
+  });
+
   test("/health reports store and Redis reachable, without auth or secrets", async () => {
     const { status, body } = await t.call("GET", "/health");
     expect(status).toBe(200);
