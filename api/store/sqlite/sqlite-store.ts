@@ -4,15 +4,15 @@
  * an awaiting unit of work from interleaving with another); reads outside a
  * unit of work use a second connection, so they never see uncommitted data.
  * That connection's reads share a snapshot per turn of the event loop
- * (common/sqlite-read-snapshot.ts), dropped before each of our commits.
+ * (read-snapshots.ts), dropped before each of our commits.
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import { createReadSnapshots, type ReadSnapshots } from "../../../common/sqlite-read-snapshot.ts";
 import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
 import type { Store, StoreWriter } from "../store.ts";
 import { migrate } from "./migrations.ts";
+import { createReadSnapshots, type ReadSnapshots } from "./read-snapshots.ts";
 import { createSqliteSession } from "./sqlite-session.ts";
 
 const BUSY_TIMEOUT_MS = 5000;

@@ -12,12 +12,12 @@
  * - The first request of a turn (`arrived`) drops a snapshot opened earlier
  *   in that turn (by a timer, say): the requests that one poll of the loop
  *   delivered all arrived before the snapshot that serves them began.
- * - This process's own commits (`committed`) drop it too, so a read after a
- *   write sees the write.
+ * - This process's own commits (`drop`, called before each) drop it too, so a
+ *   read after a write sees the write.
  * - A snapshot never outlives its turn, so it never holds back a checkpoint
  *   for long.
- * Shared by both processes' SQLite adapters; it takes any connection that can
- * prepare SQL text, so it imports no driver.
+ * (The dispatcher reads without this, on its writer connection: measured, a
+ * separate snapshot reader gained it nothing.)
  */
 
 /** What a connection must do for this: prepare statements, and say whether a transaction is open. */

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createReadSnapshots, type ReadSnapshots } from "../../common/sqlite-read-snapshot.ts";
+import { createReadSnapshots, type ReadSnapshots } from "../../../api/store/sqlite/read-snapshots.ts";
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
