@@ -83,6 +83,8 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
 
   /** Processes what the log holds now. @returns the number of entries consumed. */
   async function processBatch(): Promise<number> {
+    // The position another process may have moved, and the changes committed up to now.
+    store.refreshReads();
     const position = await store.feedPosition(name);
     const entries = await readBatch(position);
     const last = entries[entries.length - 1];

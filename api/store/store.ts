@@ -298,6 +298,8 @@ export interface Store extends StoreReader {
    * for the request see every commit that finished before it arrived.
    */
   requestArrived(): void;
+  /** Reads from this call on see every commit that finished before it (for readers outside requests). */
+  refreshReads(): void;
   /** True when the engine answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -167,6 +167,19 @@ export function describeStoreConformance(engine: string, harness: EngineHarness)
         }
       });
 
+      test("after refreshReads, a read sees what another handle committed", async () => {
+        const other = await reopen();
+        try {
+          const a = tenant("refreshed");
+          expect(await store.findTenantById(a.id)).toBeNull();
+          await other.unitOfWork((tx) => tx.insertTenant(a));
+          store.refreshReads();
+          expect(await store.findTenantById(a.id)).toEqual(a);
+        } finally {
+          await other.close();
+        }
+      });
+
       test("a read in a later turn sees what another handle committed", async () => {
         const other = await reopen();
         try {

@@ -4,8 +4,9 @@
  * In autocommit mode every SQLite statement takes and drops the file's locks
  * (system calls that cost more than the lookups themselves). Here the first
  * read of a turn opens a read transaction and the turn's end (`setImmediate`)
- * closes it, so every statement of a request, and of the requests that came
- * in with it, shares one set of locks and one consistent snapshot.
+ * closes it, so the statements of a request, and of the requests that came
+ * in with it, share one set of locks and one snapshot (several, if a request
+ * waits on I/O or this process commits meanwhile).
  *
  * Freshness: a read sees every commit that finished before the request it
  * serves arrived.
@@ -31,31 +32,40 @@ export interface ReadSnapshots {
   enter(): void;
   /** Call as each request arrives: the first of a turn starts the snapshots that serve it afresh. */
   arrived(): void;
-  /** Call before this process commits (or opens a write transaction on the same connection). */
+  /** Call before this process commits, or whenever the next read must see every commit finished by now. Never throws. */
   drop(): void;
 }
 
 export function createReadSnapshots(db: SnapshotConnection): ReadSnapshots {
   const begin = db.prepare("BEGIN");
   const commit = db.prepare("COMMIT");
+  const rollback = db.prepare("ROLLBACK");
   let open = false;
   let requestsThisTurn = false;
   let endScheduled = false;
 
+  /**
+   * Ends the snapshot. Never throws: a read transaction has nothing to keep, so a COMMIT that
+   * fails is rolled back instead; a connection that can do neither is closed and holds nothing.
+   */
   const drop = () => {
     if (!open) return;
     open = false;
-    // A failed statement may have ended the transaction already.
-    if (db.inTransaction) commit.run();
+    try {
+      // A failed statement may have ended the transaction already.
+      if (db.inTransaction) commit.run();
+    } catch {
+      try {
+        if (db.inTransaction) rollback.run();
+      } catch {
+        // Closed.
+      }
+    }
   };
   const endTurn = () => {
     endScheduled = false;
     requestsThisTurn = false;
-    try {
-      drop();
-    } catch {
-      // Only a closed connection fails here, and a read transaction leaves nothing to undo.
-    }
+    drop();
   };
   const scheduleEnd = () => {
     if (endScheduled) return;
@@ -66,7 +76,8 @@ export function createReadSnapshots(db: SnapshotConnection): ReadSnapshots {
   return {
     enter() {
       if (open) return;
-      begin.run();
+      // A transaction left open (it cannot be, short of a failed ROLLBACK) is taken over and ended with the turn.
+      if (!db.inTransaction) begin.run();
       open = true;
       scheduleEnd();
     },

@@ -4,7 +4,8 @@
  * an awaiting unit of work from interleaving with another); reads outside a
  * unit of work use a second connection, so they never see uncommitted data.
  * That connection's reads share a snapshot per turn of the event loop
- * (read-snapshots.ts), dropped before each of our commits.
+ * (read-snapshots.ts), dropped before each of our commits. (In memory, for
+ * tests, there is one connection and none of this.)
  */
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
@@ -55,6 +56,7 @@ export function openSqliteStore(path: string): Store {
       return run;
     },
     requestArrived: () => snapshots?.arrived(),
+    refreshReads: () => snapshots?.drop(),
     ping: async () => reader.query<{ one: number }, []>("SELECT 1 AS one").get()?.one === 1,
     close: async () => {
       await queue;
@@ -70,7 +72,11 @@ function inSnapshots<S extends object>(session: S, snapshots: ReadSnapshots): S 
   const entries = Object.entries(session).map(([name, method]) => [
     name,
     (...args: unknown[]) => {
-      snapshots.enter();
+      try {
+        snapshots.enter();
+      } catch (error) {
+        return Promise.reject(error);
+      }
       return (method as (...args: unknown[]) => unknown)(...args);
     },
   ]);
