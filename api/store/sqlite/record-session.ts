@@ -43,21 +43,6 @@ interface ChangeRow {
   committed_at: number;
 }
 
-/**
- * A row of an object's table → record values by field name (of `fields`, when only those were
- * read); with `prefix`, the columns are those a join selected as `<prefix><mapping>`.
- */
-export function decodeRow(
-  fields: readonly FieldDef[],
-  row: Record<string, ColumnValue>,
-  prefix = "",
-): RecordValues {
-  const values: RecordValues = {};
-  for (const field of fields)
-    values[field.name] = decodeValue(field, row[prefix ? prefix + field.mapping : field.mapping] ?? null);
-  return values;
-}
-
 /** Columns `start`, `start + 1`, … of a row read as an array → record values of `fields`, in that order. */
 export function decodeColumns(
   fields: readonly FieldDef[],
@@ -93,17 +78,18 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
     async findRecords(tenantId, object, uids, fields = object.fields) {
       if (uids.length === 0) return [];
       const marks = uids.map(() => "?").join(", ");
-      const rows = db.query<Record<string, ColumnValue>, string[]>(
+      const rows = db.query<ColumnValue[], string[]>(
         `SELECT ${columnList(fields)} FROM ${table(tenantId, object)} r WHERE uid IN (${marks})`,
       );
-      return rows.all(...uids).map((row) => decodeRow(fields, row));
+      return (rows.values(...uids) as ColumnValue[][]).map((row) => decodeColumns(fields, row, 0));
     },
     async findRecordByValue(tenantId, object, field, value, exceptUid) {
-      const sql = `SELECT * FROM ${table(tenantId, object)} WHERE ${column(field)} = ? AND uid IS NOT ? LIMIT 1`;
-      const row = db
-        .query<Record<string, ColumnValue>, ColumnValue[]>(sql)
-        .get(encodeValue(field, value), exceptUid ?? null);
-      return row ? decodeRow(object.fields, row) : null;
+      const sql = `SELECT ${columnList(object.fields)} FROM ${table(tenantId, object)} r
+        WHERE ${column(field)} = ? AND uid IS NOT ? LIMIT 1`;
+      const [row] = db
+        .query<ColumnValue[], ColumnValue[]>(sql)
+        .values(encodeValue(field, value), exceptUid ?? null) as ColumnValue[][];
+      return row ? decodeColumns(object.fields, row, 0) : null;
     },
     async countReferencing(tenantId, source, field, uid) {
       const sql = `SELECT count(*) AS n FROM ${table(tenantId, source)} WHERE ${column(field)} = ?`;
