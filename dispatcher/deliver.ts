@@ -4,7 +4,6 @@
  * they are now, builds and signs the request, takes a per-endpoint slot, sends,
  * classifies the answer, applies the retry policy and writes the delivery log.
  */
-
 import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryJob } from "../common/delivery-job.ts";
 import type { Logger } from "../common/log.ts";
