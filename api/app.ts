@@ -15,6 +15,7 @@ import type { DeliveryQueuePort } from "./feed/delivery-queue-port.ts";
 import { redeliveryJobs } from "./feed/redelivery-jobs.ts";
 import { graphqlRoutes } from "./graphql/graphql-routes.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
+import { createReadAnswers } from "./graphql/queries/read-answers.ts";
 import type { SchemaCache } from "./graphql/schema/schema-cache.ts";
 import { documentLimits } from "./graphql/tenant-schemas.ts";
 import { errorPlugin } from "./http/error-plugin.ts";
@@ -43,7 +44,12 @@ export function createApp({
   deliveryQueue,
   log,
 }: AppDeps) {
-  const graphql = createGraphQLService(catalogues, schemas, documentLimits(config), log);
+  const limits = documentLimits(config);
+  const reads =
+    config.GRAPHQL_STORE_READS && store.readJson
+      ? createReadAnswers(store.readJson.bind(store), limits)
+      : null;
+  const graphql = createGraphQLService(catalogues, schemas, limits, log, { reads });
   const webhooks = createWebhookService({
     store,
     catalogues,

@@ -4,7 +4,7 @@
  * and in the README.
  */
 import { z } from "zod";
-import { positiveInt, sharedConfigFields } from "../common/config-fields.ts";
+import { booleanFlag, positiveInt, sharedConfigFields } from "../common/config-fields.ts";
 import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
 
 export const ApiConfigSchema = z.object({
@@ -33,14 +33,14 @@ export const ApiConfigSchema = z.object({
   GRAPHQL_MAX_COST: positiveInt(100_000),
   /** Most aliased fields in a document (so at most this many aliased mutation operations). Default 100. */
   GRAPHQL_MAX_ALIASES: positiveInt(100),
+  /**
+   * Read a whole query's answer in the store, in one statement, where the store can (connections
+   * without cursors, records by UID, fields, lookups, reverse lists); off, every field is resolved.
+   * Default true.
+   */
+  GRAPHQL_STORE_READS: booleanFlag(true),
   /** Accept plain `http://` webhook URLs (local development and tests only). Default false. */
-  WEBHOOKS_ALLOW_HTTP: z.preprocess(
-    emptyAsUndefined,
-    z
-      .enum(["true", "false"])
-      .default("false")
-      .transform((v) => v === "true"),
-  ),
+  WEBHOOKS_ALLOW_HTTP: booleanFlag(false),
   /** Change-feed batch size (entries read per round). Default 500. */
   FEED_BATCH_SIZE: positiveInt(500),
   /** How often the change feed looks for changes committed elsewhere, in ms. Default 250. */

@@ -35,3 +35,14 @@ export const sharedConfigFields = {
 export function positiveInt(defaultValue: number) {
   return z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(defaultValue));
 }
+
+/** `true`/`1` or `false`/`0` read from an environment string, with a default. */
+export function booleanFlag(defaultValue: boolean) {
+  return z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(["true", "false", "1", "0"], { message: "must be true or false" })
+      .default(defaultValue ? "true" : "false")
+      .transform((value) => value === "true" || value === "1"),
+  );
+}

@@ -3,7 +3,7 @@
  * main.ts, validated, frozen, passed down.
  */
 import { z } from "zod";
-import { positiveInt, sharedConfigFields } from "../common/config-fields.ts";
+import { booleanFlag, positiveInt, sharedConfigFields } from "../common/config-fields.ts";
 import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
 import { parseAllowedRanges } from "./ssrf/destination-policy.ts";
 
@@ -32,14 +32,6 @@ const parsedWith = <T>(parse: (text: string) => T, fallback: string) =>
       return z.NEVER;
     }
   });
-
-const booleanFlag = z.preprocess(
-  emptyAsUndefined,
-  z
-    .enum(["true", "false", "1", "0"], { message: "must be true or false" })
-    .default("false")
-    .transform((value) => value === "true" || value === "1"),
-);
 
 export const DispatcherConfigSchema = z.object({
   ...sharedConfigFields,
@@ -74,7 +66,7 @@ export const DispatcherConfigSchema = z.object({
    */
   DELIVERY_ALLOW_PRIVATE_NETWORKS: parsedWith(parseAllowedRanges, ""),
   /** Allow plain `http://` webhook URLs (development and tests only). Default false. */
-  DELIVERY_ALLOW_HTTP: booleanFlag,
+  DELIVERY_ALLOW_HTTP: booleanFlag(false),
 });
 
 export type DispatcherConfig = z.infer<typeof DispatcherConfigSchema>;

@@ -6,6 +6,13 @@
 import type { DocumentNode, OperationDefinitionNode } from "graphql";
 import type { CompiledQuery } from "graphql-jit";
 import { setNewest } from "../../common/bounded-map.ts";
+import type { ReadPlan } from "./queries/read-plan.ts";
+
+/** An operation's read plans (queries/read-answers.ts), per values of the variables that shape them. */
+export interface OperationReads {
+  shapedBy: string[];
+  plans: Map<string, ReadPlan | null>;
+}
 
 export interface CachedDocument {
   document: DocumentNode;
@@ -13,6 +20,8 @@ export interface CachedDocument {
   operations: Map<string, OperationDefinitionNode>;
   /** graphql-jit's compiled operations by name, made on first run; null where it could not compile. */
   compiled: Map<string, CompiledQuery | null>;
+  /** Read plans by operation name, made on first run. */
+  reads: Map<string, OperationReads>;
 }
 
 export type DocumentCache = ReturnType<typeof createDocumentCache>;
@@ -37,7 +46,7 @@ export function createDocumentCache(size: number) {
         if (definition.kind === "OperationDefinition")
           operations.set(definition.name?.value ?? "", definition);
       }
-      const entry = { document, operations, compiled: new Map() };
+      const entry = { document, operations, compiled: new Map(), reads: new Map() };
 
       setNewest(entries, keyOf(tenantId, version, query), entry, size);
       return entry;

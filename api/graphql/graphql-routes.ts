@@ -4,7 +4,7 @@ import { BadRequestError } from "../../common/errors.ts";
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import { parseGraphQLRequest } from "./graphql-request.ts";
-import type { GraphQLService } from "./graphql-service.ts";
+import type { GraphQLAnswer, GraphQLService } from "./graphql-service.ts";
 
 /** GET parameters → the request shape: `variables` is JSON text there. */
 function fromSearchParams(query: Record<string, string | undefined>): Record<string, unknown> {
@@ -18,6 +18,14 @@ function fromSearchParams(query: Record<string, string | undefined>): Record<str
   }
   return { query: query.query, variables, operationName: query.operationName ?? null };
 }
+
+/** An answer's body as the route returns it: JSON text the store read whole goes out as it is. */
+function sent({ status, body }: GraphQLAnswer, set: { status?: number | string }) {
+  if (typeof body === "string") return new Response(body, { status, headers: JSON_TEXT });
+  set.status = status;
+  return body;
+}
+const JSON_TEXT = { "content-type": "application/json;charset=utf-8" };
 
 export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
   return new Elysia({ name: "graphql-routes", prefix: "/graphql" })
@@ -39,9 +47,7 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
     .post(
       "/graphql",
       async ({ principal, body, set }) => {
-        const { status, body: answer } = await graphql.execute(principal, parseGraphQLRequest(body));
-        set.status = status;
-        return answer;
+        return sent(await graphql.execute(principal, parseGraphQLRequest(body)), set);
       },
       { auth: true },
     )
@@ -49,9 +55,7 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService) {
       "/graphql",
       async ({ principal, query, set }) => {
         const request = parseGraphQLRequest(fromSearchParams(query));
-        const { status, body: answer } = await graphql.execute(principal, request, true);
-        set.status = status;
-        return answer;
+        return sent(await graphql.execute(principal, request, true), set);
       },
       { auth: true },
     );

@@ -2,7 +2,8 @@
 import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { Store } from "../store/store.ts";
 import { mutationsResolver, operationResultResolver } from "./mutations/mutation-resolvers.ts";
-import { createQueryResolvers, type QueryLimits } from "./queries/query-resolvers.ts";
+import type { QueryLimits } from "./queries/page-args.ts";
+import { createQueryResolvers } from "./queries/query-resolvers.ts";
 import type { SchemaResolvers } from "./schema/build-schema.ts";
 
 export function tenantResolvers(

@@ -8,6 +8,7 @@ import type { FieldDef, ObjectDef } from "../catalogue/catalogue.ts";
 import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../catalogue/record-values.ts";
 import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
 import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
+import type { ReadNode, ReadValue } from "./read-tree.ts";
 
 /**
  * A to-one lookup read together with the records (a LEFT JOIN), instead of by a second query:
@@ -233,6 +234,12 @@ export interface StoreReader {
     parentUids: readonly string[],
     query: RelatedQuery,
   ): Promise<RecordValues[]>;
+  /**
+   * The JSON text of the answer `tree` describes, with `values` in its slots, read in one go.
+   * Optional: an engine without it answers through the other reads. Throws when a record breaks
+   * what the tree promises (a null where it says a value), so the caller can answer the long way.
+   */
+  readJson?(tenantId: string, tree: ReadNode, values: readonly ReadValue[]): Promise<string>;
   /** Change-log entries after `position`, in commit order, at most `limit`. */
   readChanges(afterPosition: number, limit: number): Promise<LoggedChange[]>;
 }

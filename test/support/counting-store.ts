@@ -4,13 +4,22 @@
  */
 import type { Store } from "../../api/store/store.ts";
 
-const READS = ["findRecords", "listRecords", "countRecords", "listRelated", "findRecordByValue"] as const;
+const READS = [
+  "findRecords",
+  "listRecords",
+  "countRecords",
+  "listRelated",
+  "findRecordByValue",
+  "readJson",
+] as const;
 
 export function countingStore(store: Store): { store: Store; reads: () => number; reset: () => void } {
   let reads = 0;
   const counted = { ...store } as Store;
   for (const method of READS) {
-    const original = store[method].bind(store) as (...args: unknown[]) => Promise<unknown>;
+    const read = store[method];
+    if (!read) continue;
+    const original = read.bind(store) as (...args: unknown[]) => Promise<unknown>;
     (counted as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
       reads++;
       return original(...args);

@@ -5,30 +5,19 @@
  * or collected per tick, reverse lists read for all rows listed together.
  */
 import type { FieldNode, GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
-import { setNewest } from "../../../common/bounded-map.ts";
-import { LimitExceededError, ValidationError } from "../../../common/errors.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
 import { type ListedRecord, LOOKUPS, type Store, type WithLookups } from "../../store/store.ts";
-import { prepareFilter } from "../filter/check-filter.ts";
-import type { CheckedFilter } from "../filter/checked-filter.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
 import { createBatchLoader } from "./batch-loader.ts";
-import { decodeCursor, encodeCursor, orderFingerprint } from "./cursor.ts";
-import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
+import { decodeCursor, encodeCursor } from "./cursor.ts";
+import { pageWindow, type QueryLimits, relatedLimit } from "./page-args.ts";
+import { prepareArguments } from "./prepared-arguments.ts";
 import { EDGE_NODE, joinedLookups, OWN, selectedFields } from "./selected-fields.ts";
 import { whenSettled } from "./settled.ts";
 import { createSiblingLoader, markBatch } from "./sibling-loader.ts";
 
 type Resolver = GraphQLFieldResolver<RecordValues, GraphQLContext>;
-
-export interface QueryLimits {
-  /** Largest (and default) `first`. */
-  maxPageSize: number;
-  /** Default and largest `limit` of reverse lists. */
-  defaultRelatedLimit: number;
-  maxRelatedLimit: number;
-}
 
 interface ListArgs {
   filter?: string | null;
@@ -42,26 +31,8 @@ interface ListArgs {
 export function createQueryResolvers(store: Store, catalogue: Catalogue, limits: QueryLimits) {
   const objectNamed = (name: string) => catalogue.objects.find((object) => object.name === name) as ObjectDef;
   const targetOf = (reference: FieldDef) => objectNamed(reference.referenceTo as string);
-  // Checked filters and orders, per object and text: a client sends the same ones again and again.
-  const prepared = new Map<
-    string,
-    { filter: CheckedFilter | null; order: OrderTerm[]; fingerprint: string }
-  >();
-  const prepare = (
-    object: ObjectDef,
-    filterText: string | null | undefined,
-    orderText: string | null | undefined,
-  ) => {
-    const key = `${object.name}\u0000${filterText ?? ""}\u0000${orderText ?? ""}`;
-    let entry = prepared.get(key);
-    if (!entry) {
-      const order = parseOrderBy(orderText, object, catalogue);
-      const filter = filterText ? prepareFilter(filterText, object, catalogue) : null;
-      entry = { filter, order, fingerprint: orderFingerprint(order) };
-      setNewest(prepared, key, entry, 1000);
-    }
-    return entry;
-  };
+  const prepare = (object: ObjectDef, filterText?: string | null, orderText?: string | null) =>
+    prepareArguments(catalogue, object, filterText, orderText);
 
   /** This request's loader of `object` records by UID, reading `fields` (one loader per field list). */
   const byUid = (context: GraphQLContext, object: ObjectDef, fields: readonly FieldDef[]) =>
@@ -76,12 +47,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
   const list =
     (object: ObjectDef): Resolver =>
     (_source, args: ListArgs, context, info) => {
-      const first = args.first ?? limits.maxPageSize;
-      if (first > limits.maxPageSize)
-        throw new LimitExceededError(`first may not exceed ${limits.maxPageSize}`);
-      if (first < 0 || (args.offset ?? 0) < 0)
-        throw new ValidationError("first and offset must not be negative");
-      const offset = args.offset ?? 0;
+      const { first, offset } = pageWindow(args.first, args.offset, limits);
       const { filter, order, fingerprint } = prepare(object, args.filter, args.orderBy);
       const after = args.after ? decodeCursor(args.after, fingerprint, order.length) : null;
       const now = Date.now();
@@ -137,10 +103,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
   const reverse =
     (reference: FieldDef): Resolver =>
     (source, args: ListArgs, context, info: GraphQLResolveInfo) => {
-      const limit = args.limit ?? limits.defaultRelatedLimit;
-      if (limit > limits.maxRelatedLimit)
-        throw new LimitExceededError(`limit may not exceed ${limits.maxRelatedLimit}`);
-      if (limit < 0) throw new ValidationError("limit must not be negative");
+      const limit = relatedLimit(args.limit, limits);
       const child = objectNamed(reference.objectName);
       // One loader per field node: its arguments are the same for every parent row of this request.
       const loader = context.loaders.get(info.fieldNodes[0] as FieldNode, () => {

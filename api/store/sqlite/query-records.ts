@@ -4,12 +4,13 @@
  * does), and reverse lists for many parents in one statement (a window per
  * parent). Every value is bound; identifiers come from the catalogue.
  */
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
 import type { CheckedFilter } from "../../graphql/filter/checked-filter.ts";
 import { filterNeeds } from "../../graphql/filter/filter-needs.ts";
 import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+import type { ReadNode } from "../read-tree.ts";
 import {
   type JoinedLookup,
   type ListedRecord,
@@ -17,12 +18,13 @@ import {
   type StoreReader,
   type WithLookups,
 } from "../store.ts";
-import { compileFilter } from "./compile-filter.ts";
+import { buildPlan, orderClause } from "./list-plan.ts";
 
 import { BOUND_COUNT, type ColumnValue, quoteIdent } from "./record-codec.ts";
 import { decodeColumns } from "./record-session.ts";
+import { type RenderedRead, renderReadSql } from "./render-json.ts";
 
-type QueryMethods = Pick<StoreReader, "listRecords" | "countRecords" | "listRelated">;
+type QueryMethods = Required<Pick<StoreReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;
 /**
  * Rows are read as arrays (bun:sqlite's `values()`, cheaper than objects): the read shape's
  * columns, then the sort keys not among them. Never bigints or blobs: no column holds either.
@@ -60,37 +62,6 @@ function plan(
     byFilter.set(filter ?? NO_FILTER, cached);
   }
   return cached;
-}
-
-/** FROM clause pieces for a filter and an order over `object`. */
-function buildPlan(
-  tableOf: (object: ObjectDef) => string,
-  filter: CheckedFilter | null,
-  order: readonly OrderTerm[],
-  now: number,
-) {
-  const compiled = filter ? compileFilter(filter, { tableOf, alias: BASE, now }) : null;
-  const joins = [...(compiled?.joins ?? [])];
-  const joined = new Map<string, string>();
-  const keys = order.map((term) => {
-    let alias = BASE;
-    let path = "";
-    for (const hop of term.operand.hops) {
-      path += `.${hop.reference.name}`;
-      let next = joined.get(path);
-      if (!next) {
-        next = `o${joined.size}`;
-        joined.set(path, next);
-        joins.push(
-          `LEFT JOIN ${quoteIdent(tableOf(hop.target))} ${next} ON ${next}.uid = ${alias}.${quoteIdent(hop.reference.mapping)}`,
-        );
-      }
-      alias = next;
-    }
-    const column = `${alias}.${quoteIdent(term.operand.field.mapping)}`;
-    return term.operand.field.type === "decimal" ? `CAST(${column} AS REAL)` : column;
-  });
-  return { joins, where: compiled?.where ?? "1", params: compiled?.params ?? [], keys };
 }
 
 /** `(k1, k2, ...) after (v1, v2, ...)` in the order's directions, NULL lowest. */
@@ -145,14 +116,34 @@ function capPerParent(rows: Row[], column: number, limit: number): Row[] {
   return kept;
 }
 
-const orderClause = (keys: string[], order: readonly OrderTerm[]) =>
-  keys.map((key, i) => `${key} ${order[i]?.direction === "DESC" ? "DESC" : "ASC"}`).join(", ");
-
 export function createQuerySession(
   db: Database,
   tableOf: (tenantId: string, object: ObjectDef) => string,
 ): QueryMethods {
+  // Each tree's statement, per tenant (a tree is made from one tenant's catalogue, but the table names are the store's).
+  const rendered = new WeakMap<ReadNode, Map<string, { read: RenderedRead; statement: Statement }>>();
+  const renderedFor = (tenantId: string, tree: ReadNode) => {
+    const byTenant = rendered.get(tree) ?? new Map<string, { read: RenderedRead; statement: Statement }>();
+    rendered.set(tree, byTenant);
+    let entry = byTenant.get(tenantId);
+    if (!entry) {
+      const read = renderReadSql(tree, (object) => tableOf(tenantId, object));
+      entry = { read, statement: db.prepare(read.sql) };
+      byTenant.set(tenantId, entry);
+    }
+    return entry;
+  };
+
   return {
+    async readJson(tenantId, tree, values) {
+      const { read, statement } = renderedFor(tenantId, tree);
+      const params = read.params.map((param) =>
+        "slot" in param ? (values[param.slot] ?? null) : param.value,
+      );
+      const row = statement.values(...(params as ColumnValue[]))[0] as [string] | undefined;
+      return row?.[0] as string;
+    },
+
     async listRecords(tenantId, object, query) {
       const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const keyset = query.after

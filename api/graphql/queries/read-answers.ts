@@ -1,0 +1,68 @@
+/**
+ * Answers a query by reading it whole in the store (`Store.readJson`) where
+ * the store can: the read plan made once per document, operation and values
+ * of its shaping variables; the slots filled per request. Null means the
+ * resolvers answer: no plan, a variable or argument they would refuse, or a
+ * record that breaks the schema's promises (the store's read then fails).
+ */
+import { type GraphQLSchema, getVariableValues, type OperationDefinitionNode } from "graphql";
+import { setNewest } from "../../../common/bounded-map.ts";
+import type { Catalogue } from "../../catalogue/catalogue.ts";
+import type { ReadValue } from "../../store/read-tree.ts";
+import type { Store } from "../../store/store.ts";
+import type { CachedDocument } from "../document-cache.ts";
+import type { QueryLimits } from "./page-args.ts";
+import { planRead, shapingVariables, type Variables } from "./read-plan.ts";
+
+/** Plans kept per operation, one per distinct value of its shaping variables. */
+const PLANS_PER_OPERATION = 100;
+
+export type ReadAnswers = ReturnType<typeof createReadAnswers>;
+
+export function createReadAnswers(readJson: NonNullable<Store["readJson"]>, limits: QueryLimits) {
+  return {
+    /** The answer's `data` as JSON text, or null when the resolvers must answer. */
+    async data(
+      tenantId: string,
+      catalogue: Catalogue,
+      schema: GraphQLSchema,
+      prepared: CachedDocument,
+      operation: OperationDefinitionNode,
+      inputs: Record<string, unknown> | null | undefined,
+    ): Promise<string | null> {
+      if (operation.operation !== "query") return null;
+      const definitions = operation.variableDefinitions ?? [];
+      let variables: Variables = {};
+      if (definitions.length > 0) {
+        const coerced = getVariableValues(schema, definitions, inputs ?? {});
+        if (coerced.errors) return null;
+        variables = coerced.coerced;
+      }
+      const name = operation.name?.value ?? "";
+      let reads = prepared.reads.get(name);
+      if (!reads) {
+        reads = { shapedBy: shapingVariables(prepared.document), plans: new Map() };
+        prepared.reads.set(name, reads);
+      }
+      const key =
+        reads.shapedBy.length === 0 ? "" : JSON.stringify(reads.shapedBy.map((v) => variables[v] ?? null));
+      let plan = reads.plans.get(key);
+      if (plan === undefined) {
+        plan = planRead(catalogue, limits, prepared.document, operation, variables);
+        setNewest(reads.plans, key, plan, PLANS_PER_OPERATION);
+      }
+      if (!plan) return null;
+      let values: ReadValue[];
+      try {
+        values = plan.slots.map((fill) => fill(variables));
+      } catch {
+        return null;
+      }
+      try {
+        return await readJson(tenantId, plan.tree, values);
+      } catch {
+        return null;
+      }
+    },
+  };
+}
