@@ -47,7 +47,7 @@ export function createApp({
   const limits = documentLimits(config);
   const reads =
     config.GRAPHQL_STORE_READS && store.readJson
-      ? createReadAnswers(store.readJson.bind(store), limits)
+      ? createReadAnswers(store.readJson.bind(store), limits, log)
       : null;
   const graphql = createGraphQLService(catalogues, schemas, limits, log, { reads });
   const webhooks = createWebhookService({

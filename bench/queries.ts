@@ -151,7 +151,7 @@ const lines = [
   "",
   `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/queries.ts ${SECONDS} ${MAX_JOBS}\`.`,
   `Load average before the run (1 / 5 / 15 min): ${LOAD_BEFORE} — figures from a busy machine are lower than they would be on an idle one.`,
-  `Setup: the API process (SQLite, WAL) pinned to core 0; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run) pinned to core 1; loopback; the same documents every request (parsed and validated once); default settings, so Q1 and Q2 are read whole by the store, one statement each (`GRAPHQL_STORE_READS`). Data loaded through GraphQL: ${loadSeconds.map((s) => `${s.toFixed(0)} s`).join(" + ")}.`,
+  `Setup: the API process (SQLite, WAL) pinned to core 0; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run) pinned to core 1; loopback; the same documents every request (parsed and validated once); default settings, so Q1 and Q2 are read whole by the store, one statement each (\`GRAPHQL_STORE_READS\`). Data loaded through GraphQL: ${loadSeconds.map((s) => `${s.toFixed(0)} s`).join(" + ")}.`,
   "",
   `At 100k Jobs, ${ROUNDS} rounds, each measuring the bare endpoint, Q1 and Q2 in turn; ratios within a round:`,
   "",

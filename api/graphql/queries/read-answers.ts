@@ -7,6 +7,7 @@
  */
 import { type GraphQLSchema, getVariableValues, type OperationDefinitionNode } from "graphql";
 import { setNewest } from "../../../common/bounded-map.ts";
+import { describeError, type Logger } from "../../../common/log.ts";
 import type { Catalogue } from "../../catalogue/catalogue.ts";
 import type { ReadValue } from "../../store/read-tree.ts";
 import type { Store } from "../../store/store.ts";
@@ -19,7 +20,11 @@ const PLANS_PER_OPERATION = 100;
 
 export type ReadAnswers = ReturnType<typeof createReadAnswers>;
 
-export function createReadAnswers(readJson: NonNullable<Store["readJson"]>, limits: QueryLimits) {
+export function createReadAnswers(
+  readJson: NonNullable<Store["readJson"]>,
+  limits: QueryLimits,
+  log: Logger,
+) {
   return {
     /** The answer's `data` as JSON text, or null when the resolvers must answer. */
     async data(
@@ -60,7 +65,9 @@ export function createReadAnswers(readJson: NonNullable<Store["readJson"]>, limi
       }
       try {
         return await readJson(tenantId, plan.tree, values);
-      } catch {
+      } catch (error) {
+        // Expected for records that break the schema (the resolvers then answer with the error).
+        log.debug("query answered by the resolvers: the store's whole read failed", describeError(error));
         return null;
       }
     },

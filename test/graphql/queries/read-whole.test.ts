@@ -109,7 +109,7 @@ beforeAll(async () => {
     "graphql-js": createGraphQLService(t.catalogues, schemas, limits, log, { jit: false }),
     "graphql-jit": createGraphQLService(t.catalogues, schemas, limits, log),
     store: createGraphQLService(t.catalogues, schemas, limits, log, {
-      reads: createReadAnswers(readJson, limits),
+      reads: createReadAnswers(readJson, limits, log),
     }),
   };
 });
