@@ -170,7 +170,7 @@ export function createGraphQLService(
               schema: tenantSchema.schema,
               document: prepared.document,
               variableValues: request.variables ?? undefined,
-              operationName: request.operationName ?? undefined,
+              operationName: operation.name?.value,
               contextValue: context,
             })
       ) as ExecutionResult;

@@ -34,7 +34,7 @@ export function prepareArguments(
     cache = new Map();
     caches.set(catalogue, cache);
   }
-  const key = `${object.name}\u0000${filterText ?? ""}\u0000${orderText ?? ""}`;
+  const key = JSON.stringify([object.name, filterText ?? "", orderText ?? ""]);
   let entry = cache.get(key);
   if (!entry) {
     const order = parseOrderBy(orderText, object, catalogue);

@@ -13,7 +13,7 @@ import { createBatchLoader } from "./batch-loader.ts";
 import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { pageWindow, type QueryLimits, relatedLimit } from "./page-args.ts";
 import { prepareArguments } from "./prepared-arguments.ts";
-import { EDGE_NODE, joinedLookups, OWN, selectedFields } from "./selected-fields.ts";
+import { EDGE_NODE, joinedLookups, nodesKey, OWN, selectedFields } from "./selected-fields.ts";
 import { whenSettled } from "./settled.ts";
 import { createSiblingLoader, markBatch } from "./sibling-loader.ts";
 
@@ -105,8 +105,8 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
     (source, args: ListArgs, context, info: GraphQLResolveInfo) => {
       const limit = relatedLimit(args.limit, limits);
       const child = objectNamed(reference.objectName);
-      // One loader per field node: its arguments are the same for every parent row of this request.
-      const loader = context.loaders.get(info.fieldNodes[0] as FieldNode, () => {
+      // One loader per field (all its nodes): its arguments are the same for every parent row of this request.
+      const loader = context.loaders.get(nodesKey(info.fieldNodes), () => {
         const { filter, order } = prepare(child, args.filter, args.orderBy);
         const fields = selectedFields(child, info.fieldNodes, OWN, info.fragments);
         const lookups = joinedLookups(child, info.fieldNodes, OWN, info.fragments, targetOf);

@@ -3,7 +3,7 @@
  * columns: the fields selected, the reference behind a lookup, and always UID
  * (reverse lists and cursors key on it). Followed through fragments and inline
  * fragments; @skip/@include are ignored (reading a column too many is harmless).
- * Memoized per field node: documents are cached, so their nodes come back.
+ * Memoized per field nodes: documents are cached, so their nodes come back.
  */
 import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from "graphql";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
@@ -53,11 +53,35 @@ function membersOf(object: ObjectDef): Map<string, FieldDef> {
 export const OWN: readonly string[] = [];
 export const EDGE_NODE: readonly string[] = ["edges", "node"];
 
-type Memo<T> = WeakMap<FieldNode, Map<readonly string[], T>>;
+/** One object per sequence of field nodes: a trie of weak maps, so equal sequences give the same key. */
+interface NodesKey {
+  next: WeakMap<FieldNode, NodesKey>;
+}
+const ROOT_KEY: NodesKey = { next: new WeakMap() };
 
 /**
- * `compute()` once per first field node and path array: a field node always selects on the
- * same object, so the object needs no key; nodes without a first one are not memoized.
+ * The same object for the same field nodes in the same order. A field's selection is the union
+ * of all its nodes' (a field merged from a fragment and the query's own selection, say), so
+ * whatever is worked out from a selection is keyed on all of them, never on the first alone.
+ */
+export function nodesKey(nodes: readonly FieldNode[]): object {
+  let key = ROOT_KEY;
+  for (const node of nodes) {
+    let next = key.next.get(node);
+    if (!next) {
+      next = { next: new WeakMap() };
+      key.next.set(node, next);
+    }
+    key = next;
+  }
+  return key;
+}
+
+type Memo<T> = WeakMap<object, Map<readonly string[], T>>;
+
+/**
+ * `compute()` once per field nodes and path array: the nodes always select on the same object,
+ * so the object needs no key.
  */
 function memoized<T>(
   memo: Memo<T>,
@@ -65,10 +89,9 @@ function memoized<T>(
   path: readonly string[],
   compute: () => T,
 ): T {
-  const first = nodes[0];
-  if (!first) return compute();
-  const byPath = memo.get(first) ?? new Map<readonly string[], T>();
-  memo.set(first, byPath);
+  const key = nodesKey(nodes);
+  const byPath = memo.get(key) ?? new Map<readonly string[], T>();
+  memo.set(key, byPath);
   let value = byPath.get(path);
   if (value === undefined) {
     value = compute();

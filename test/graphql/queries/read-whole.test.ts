@@ -122,6 +122,7 @@ async function answer(
   query: string,
   variables?: Record<string, unknown>,
   compared: Engine[] = ["graphql-js", "graphql-jit", "store"],
+  operationName?: string,
 ) {
   const texts: Record<string, string> = {};
   let readWhole = false;
@@ -129,7 +130,7 @@ async function answer(
   await new Promise((resolve) => setImmediate(resolve));
   for (const name of compared) {
     t.store.requestArrived();
-    const { status, body } = await engines[name].execute(principal, { query, variables });
+    const { status, body } = await engines[name].execute(principal, { query, variables, operationName });
     expect(status).toBe(200);
     if (name === "store") readWhole = typeof body === "string";
     // Parsed and printed again: the same members in the same order print the same.
@@ -198,6 +199,15 @@ describe("read whole by the store, the same as resolved", () => {
       expect(text).not.toContain('"errors"');
     });
   }
+
+  test("a root list merged from a fragment, in the second operation of a document", async () => {
+    const query = `fragment Q on Query { jobs(first: 1) { edges { node { Description } } } }
+      query B { ...Q }
+      query A { ...Q jobs(first: 1) { edges { node { Duration } } } }`;
+    await answer(query, undefined, undefined, "B");
+    const { text } = await answer(query, undefined, undefined, "A");
+    expect(JSON.parse(text).data.jobs.edges[0].node).toEqual({ Description: "job 0", Duration: 0 });
+  });
 
   test("the text survives: escapes, non-BMP characters and instants come back as stored", async () => {
     const { text } = await answer(
