@@ -3,7 +3,8 @@
  * the answer's JSON text: objects by `json_object`, arrays by
  * `json_group_array` over an ordered sub-query (a page of a list, a record's
  * children: SQLite feeds an aggregate the rows of such a sub-query in its
- * order, which the tests hold it to), lookups and records by UID as correlated sub-queries, each field
+ * order, which the tests hold it to; each of these sub-queries has a LIMIT,
+ * which keeps SQLite from flattening it into the aggregate), lookups and records by UID as correlated sub-queries, each field
  * in its GraphQL form. Pure; built once per tree, the per-request values bound.
  *
  * Where the resolvers would answer with an error — a NOT NULL field found
