@@ -4,7 +4,7 @@
  * store query per field per level): lookups joined into their list's statement
  * or collected per tick, reverse lists read for all rows listed together.
  */
-import type { FieldNode, GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
+import type { GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
 import { type ListedRecord, LOOKUPS, type Store, type WithLookups } from "../../store/store.ts";
