@@ -4,7 +4,7 @@
  * does), and reverse lists for many parents in one statement (a window per
  * parent). Every value is bound; identifiers come from the catalogue.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
 import type { CheckedFilter } from "../../graphql/filter/checked-filter.ts";
@@ -120,27 +120,27 @@ export function createQuerySession(
   db: Database,
   tableOf: (tenantId: string, object: ObjectDef) => string,
 ): QueryMethods {
-  // Each tree's statement, per tenant (a tree is made from one tenant's catalogue, but the table names are the store's).
-  const rendered = new WeakMap<ReadNode, Map<string, { read: RenderedRead; statement: Statement }>>();
+  // Each tree's statement text, per tenant (a tree is made from one tenant's catalogue; table names are the store's).
+  // Prepared through `db.query`, whose cache is keyed by the text: trees alike but for their values share one.
+  const rendered = new WeakMap<ReadNode, Map<string, RenderedRead>>();
   const renderedFor = (tenantId: string, tree: ReadNode) => {
-    const byTenant = rendered.get(tree) ?? new Map<string, { read: RenderedRead; statement: Statement }>();
+    const byTenant = rendered.get(tree) ?? new Map<string, RenderedRead>();
     rendered.set(tree, byTenant);
-    let entry = byTenant.get(tenantId);
-    if (!entry) {
-      const read = renderReadSql(tree, (object) => tableOf(tenantId, object));
-      entry = { read, statement: db.prepare(read.sql) };
-      byTenant.set(tenantId, entry);
+    let read = byTenant.get(tenantId);
+    if (!read) {
+      read = renderReadSql(tree, (object) => tableOf(tenantId, object));
+      byTenant.set(tenantId, read);
     }
-    return entry;
+    return read;
   };
 
   return {
     async readJson(tenantId, tree, values) {
-      const { read, statement } = renderedFor(tenantId, tree);
+      const read = renderedFor(tenantId, tree);
       const params = read.params.map((param) =>
         "slot" in param ? (values[param.slot] ?? null) : param.value,
       );
-      const row = statement.values(...(params as ColumnValue[]))[0] as [string] | undefined;
+      const row = db.query(read.sql).values(...(params as ColumnValue[]))[0] as [string] | undefined;
       return row?.[0] as string;
     },
 
