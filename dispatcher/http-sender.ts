@@ -63,11 +63,11 @@ const utf8 = new TextDecoder();
 /** Reads at most `limit` bytes of a body and drops the rest. */
 async function readHead(response: Response, limit: number): Promise<string> {
   if (!response.body) return "";
-  // Most receivers answer a few bytes with a length: read those whole, without a stream reader.
+  // Most receivers answer a few bytes with a length: read those whole (no more than `limit` bytes), without a stream reader.
   const length = Number(response.headers.get("content-length") ?? Number.NaN);
   if (length <= limit) {
     try {
-      return utf8.decode(new Uint8Array(await response.arrayBuffer()).subarray(0, limit));
+      return await response.text();
     } catch {
       return "";
     }
@@ -93,7 +93,8 @@ async function readHead(response: Response, limit: number): Promise<string> {
 /** IP-literal destinations whose check is remembered; beyond this many, the oldest is forgotten. */
 const REMEMBERED_LITERALS = 1024;
 
-const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
+/** The URL's host without the brackets of an IPv6 literal. */
+const hostOf = (url: URL) => (url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname);
 
 /** `url` with its host replaced by `address`; everything else (path, query, credentials) kept. */
 function pinnedUrl(url: URL, address: string): URL {
