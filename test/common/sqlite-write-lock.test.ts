@@ -1,27 +1,18 @@
 /** Taking the store's write lock while another process holds it: the wait is a timer, the process keeps running. */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { beginImmediate } from "../../common/sqlite-write-lock.ts";
+import { openWalFile, type WalFile } from "../support/wal-file.ts";
 
 describe("beginImmediate", () => {
-  let dir: string;
+  let file: WalFile;
   let holder: Database;
   let waiter: Database;
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "tds-write-lock-"));
-    holder = new Database(join(dir, "s.sqlite"), { create: true });
-    holder.run("PRAGMA journal_mode = WAL");
-    holder.run("CREATE TABLE t (x)");
-    waiter = new Database(join(dir, "s.sqlite"));
+    file = openWalFile("tds-write-lock-");
+    ({ first: holder, second: waiter } = file);
   });
-  afterEach(() => {
-    holder.close();
-    waiter.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  afterEach(() => file.remove());
 
   test("waits for the other connection's lock without stopping the event loop", async () => {
     holder.run("BEGIN IMMEDIATE");

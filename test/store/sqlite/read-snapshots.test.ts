@@ -1,15 +1,13 @@
 /** One read snapshot per turn of the event loop: shared while it may be, fresh whenever it must be. */
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createReadSnapshots, type ReadSnapshots } from "../../../api/store/sqlite/read-snapshots.ts";
+import { openWalFile, type WalFile } from "../../support/wal-file.ts";
 
 const nextTurn = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("read snapshots", () => {
-  let dir: string;
+  let file: WalFile;
   let reader: Database;
   let otherProcess: Database;
   let snapshots: ReadSnapshots;
@@ -20,18 +18,13 @@ describe("read snapshots", () => {
   const commitElsewhere = () => otherProcess.run("INSERT INTO t VALUES (1)");
 
   beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), "tds-read-snapshot-"));
-    otherProcess = new Database(join(dir, "s.sqlite"), { create: true });
-    otherProcess.run("PRAGMA journal_mode = WAL");
-    otherProcess.run("CREATE TABLE t (x)");
-    reader = new Database(join(dir, "s.sqlite"));
+    file = openWalFile("tds-read-snapshot-");
+    ({ first: otherProcess, second: reader } = file);
     snapshots = createReadSnapshots(reader);
   });
   afterEach(() => {
     snapshots.drop();
-    reader.close();
-    otherProcess.close();
-    rmSync(dir, { recursive: true, force: true });
+    file.remove();
   });
 
   test("the reads of one turn share a snapshot; the next turn reads afresh", async () => {
@@ -65,7 +58,7 @@ describe("read snapshots", () => {
     expect(count()).toBe(0);
     reader.close();
     await nextTurn();
-    reader = new Database(join(dir, "s.sqlite"));
+    reader = file.second = new Database(file.path);
     snapshots = createReadSnapshots(reader);
     expect(count()).toBe(0);
   });
