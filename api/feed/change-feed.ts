@@ -4,6 +4,12 @@
  * them as pending deliveries, enqueues them, and only then moves the position
  * on — so a crash anywhere re-reads and re-enqueues (idempotent by job id),
  * never loses. Woken at once after a local commit; polls to catch the rest.
+ *
+ * While busy, the position a batch reached is saved in the next batch's own
+ * transaction (one commit per batch, not two); it is saved on its own when the
+ * log runs dry, at the latest after `saveEveryMs`, and at stop. A crash in
+ * between re-reads those entries: their deliveries are already logged (the
+ * insert keeps what is there) and their jobs already queued (same job ids).
  */
 import type { DeliveryJob } from "../../common/delivery-job.ts";
 import { describeError, type Logger } from "../../common/log.ts";
@@ -28,7 +34,37 @@ export interface ChangeFeedDeps {
   batchSize?: number;
   /** How long to sleep when idle (a local commit wakes the reader sooner). */
   idleMs?: number;
+  /** Longest a reached position waits for the next batch's commit before it is saved on its own. */
+  saveEveryMs?: number;
 }
+
+/** Delivery jobs of one mutation's changes (all of one tenant). */
+type Matcher = (mutation: readonly LoggedChange[]) => DeliveryJob[];
+
+/** The change log entries split into mutations, in commit order. */
+function byMutation(entries: readonly LoggedChange[]): LoggedChange[][] {
+  const mutations: LoggedChange[][] = [];
+  for (const entry of entries) {
+    const current = mutations[mutations.length - 1];
+    if (current?.[0]?.mutationId === entry.mutationId) current.push(entry);
+    else mutations.push([entry]);
+  }
+  return mutations;
+}
+
+/** The pending delivery log row of a job. */
+const pendingDelivery = (job: DeliveryJob, at: number): DeliveryRecord => ({
+  tenantId: job.tenantId,
+  id: job.deliveryId,
+  webhookId: job.webhookId,
+  mutationId: job.mutationId,
+  status: "pending",
+  body: JSON.stringify(job.body),
+  attempts: 0,
+  committedAt: job.committedAt,
+  createdAt: at,
+  updatedAt: at,
+});
 
 export type ChangeFeed = ReturnType<typeof createChangeFeed>;
 
@@ -43,11 +79,15 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
     name = "main",
     batchSize = 500,
     idleMs = 250,
+    saveEveryMs = 1000,
   } = deps;
   let stopped = false;
   let woken = false;
   let wake: (() => void) | null = null;
   let running: Promise<void> | null = null;
+  // The position reached (jobs logged and queued) and not saved yet, and when it was last saved.
+  let unsaved: number | null = null;
+  let savedAt = Date.now();
 
   /** Entries after the position, whole mutations only. */
   async function readBatch(position: number): Promise<LoggedChange[]> {
@@ -61,10 +101,13 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
     }
   }
 
-  async function jobsOf(changes: LoggedChange[]): Promise<DeliveryJob[]> {
-    const tenantId = (changes[0] as LoggedChange).tenantId;
+  /**
+   * The matcher of one tenant for one batch: its webhooks, catalogue and the
+   * records its filters follow are read once, for all of its changes in the batch.
+   */
+  async function matcherFor(tenantId: string, changes: readonly LoggedChange[]): Promise<Matcher> {
     const webhooks = await compiler.forTenant(tenantId);
-    if (webhooks.length === 0) return [];
+    if (webhooks.length === 0) return () => [];
     const filters = webhooks.flatMap(({ subscription: s }) =>
       [s.filter, s.extendedFilter].filter((f) => f !== null),
     );
@@ -73,50 +116,61 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
     const tracked = new Set(
       catalogue.objects.filter((object) => object.tracked).map((object) => object.name),
     );
-    return matchChanges(changes, webhooks, {
+    const context = {
       now: Date.now(),
       lookup,
       select: () => [],
-      isTracked: (objectName) => tracked.has(objectName),
-    });
+      isTracked: (objectName: string) => tracked.has(objectName),
+    };
+    return (mutation) => matchChanges(mutation, webhooks, context);
   }
 
-  /** Processes what the log holds now. @returns the number of entries consumed. */
-  async function processBatch(): Promise<number> {
+  async function jobsOf(entries: readonly LoggedChange[]): Promise<DeliveryJob[]> {
+    const tenants = Map.groupBy(entries, (entry) => entry.tenantId);
+    const matchers = new Map<string, Matcher>();
+    for (const [tenantId, changes] of tenants) matchers.set(tenantId, await matcherFor(tenantId, changes));
+    return byMutation(entries).flatMap((mutation) =>
+      (matchers.get((mutation[0] as LoggedChange).tenantId) as Matcher)(mutation),
+    );
+  }
+
+  /** Saves the position reached, if it is not saved yet. */
+  async function savePosition(): Promise<void> {
+    if (unsaved === null) return;
+    const position = unsaved;
+    await store.unitOfWork((tx) => tx.setFeedPosition(name, position, Date.now()));
+    if (unsaved === position) unsaved = null;
+    savedAt = Date.now();
+  }
+
+  /** Logs and queues the jobs of what the log holds now; the position it reaches stays unsaved. */
+  async function advance(): Promise<number> {
     // The position another process may have moved, and the changes committed up to now.
     store.refreshReads();
-    const position = await store.feedPosition(name);
+    const position = unsaved ?? (await store.feedPosition(name));
     const entries = await readBatch(position);
     const last = entries[entries.length - 1];
     if (!last) return 0;
-    const jobs: DeliveryJob[] = [];
-    for (let start = 0; start < entries.length; ) {
-      let end = start + 1;
-      while (end < entries.length && entries[end]?.mutationId === entries[start]?.mutationId) end++;
-      jobs.push(...(await jobsOf(entries.slice(start, end))));
-      start = end;
-    }
+    const jobs = await jobsOf(entries);
     if (jobs.length > 0) {
       const at = Date.now();
-      const deliveries = jobs.map(
-        (job): DeliveryRecord => ({
-          tenantId: job.tenantId,
-          id: job.deliveryId,
-          webhookId: job.webhookId,
-          mutationId: job.mutationId,
-          status: "pending",
-          body: JSON.stringify(job.body),
-          attempts: 0,
-          committedAt: job.committedAt,
-          createdAt: at,
-          updatedAt: at,
-        }),
-      );
-      await store.unitOfWork((tx) => tx.insertDeliveries(deliveries));
+      const reached = unsaved;
+      await store.unitOfWork(async (tx) => {
+        if (reached !== null) await tx.setFeedPosition(name, reached, at);
+        await tx.insertDeliveries(jobs.map((job) => pendingDelivery(job, at)));
+      });
+      if (reached !== null) savedAt = at;
       await enqueue(jobs);
     }
-    await store.unitOfWork((tx) => tx.setFeedPosition(name, last.position, Date.now()));
+    unsaved = last.position;
     return entries.length;
+  }
+
+  /** Processes what the log holds now and saves the position. @returns the number of entries consumed. */
+  async function processBatch(): Promise<number> {
+    const consumed = await advance();
+    await savePosition();
+    return consumed;
   }
 
   const rest = (ms: number) =>
@@ -135,11 +189,14 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
       woken = false;
       try {
         if (!(await lease.hold())) {
+          // Another reader may go on from the saved position: what was reached here is theirs to redo.
+          unsaved = null;
           await rest(idleMs * 4);
           continue;
         }
-        const consumed = await processBatch();
+        const consumed = await advance();
         failures = 0;
+        if (consumed === 0 || Date.now() - savedAt >= saveEveryMs) await savePosition();
         if (consumed === 0) await rest(idleMs);
       } catch (error) {
         failures++;
@@ -165,6 +222,11 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
       wake?.();
       if (!running) return;
       await running;
+      await savePosition().catch((error) =>
+        log.warn("change feed position not saved at stop; the next reader redoes the last batches", {
+          ...describeError(error),
+        }),
+      );
       // Redis may be away at shutdown: the lease then simply expires.
       await Promise.race([lease.release().catch(() => undefined), Bun.sleep(1000)]);
     },

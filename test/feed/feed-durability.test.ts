@@ -84,6 +84,36 @@ describe("change feed durability", () => {
     }
   });
 
+  test("the running feed saves the position it reached once the log runs dry, and a restart redoes nothing", async () => {
+    const first = await createTestApp({ FEED_POLL_MS: "20" });
+    const acme = await first.provision("acme");
+    await withWebhook(first, acme.adminToken);
+    first.feed.start();
+    for (const name of ["a", "b", "c", "d"])
+      expect((await insertRegion(first, acme.adminToken, name)).errors).toBeUndefined();
+    const changes = await first.store.readChanges(0, 100);
+    const latest = changes[changes.length - 1]?.position;
+    // Well within the feed's longest wait between saves (1 s): saved because the log ran dry.
+    await eventually(
+      async () => {
+        first.store.refreshReads();
+        expect(await first.store.feedPosition("main")).toBe(latest as number);
+      },
+      { timeoutMs: 600 },
+    );
+    expect((await queuedJobs(first.redis)).length).toBe(4);
+    await first.store.close(); // killed: the feed's loop never got to stop
+
+    const second = await createTestApp({ DATA_DIR: first.dataDir, REDIS_PREFIX: first.redis.prefix });
+    try {
+      expect(await second.feed.processBatch()).toBe(0);
+    } finally {
+      await second.close();
+      await first.redis.close();
+      rmSync(first.dataDir, { recursive: true, force: true });
+    }
+  });
+
   test("while Redis is away, writes succeed; when it returns, the feed catches up", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tds-outage-"));
     let redis = await startPrivateRedis(dir);
