@@ -49,9 +49,15 @@ const SCENARIOS: Record<string, (scale: number) => Promise<Outcome>> = {
   receiver: (k) => receiverOutage({ mutations: Math.round(2000 * k), downMs: 4000 }),
   fuzz: (k) => fuzz({ requests: Math.round(20_000 * k) }),
   isolation: () => isolation(),
-  load: (k) => load({ rate: 1000, durationMs: Math.round(60_000 * k), writers: 32 }),
+  load: (k) => load({ rate: 1000, durationMs: Math.round(60_000 * k), warmupMs: 5000, writers: 32 }),
   "load-one-endpoint": (k) =>
-    load({ rate: 1000, durationMs: Math.round(60_000 * k), writers: 32, receiverPerHook: false }),
+    load({
+      rate: 1000,
+      durationMs: Math.round(60_000 * k),
+      warmupMs: 5000,
+      writers: 32,
+      receiverPerHook: false,
+    }),
 };
 
 const [which = "all", scaleText = "1"] = process.argv.slice(2);

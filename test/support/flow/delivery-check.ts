@@ -37,7 +37,9 @@ export interface DeliveryFigures {
   /** Elements whose timestamp is not between the mutation's sending and its answer. */
   badTimestamps: number;
   /** Commit → first receipt, ms. */
-  latency: { p50: number; p99: number; max: number; samples: number };
+  latency: LatencySummary;
+  /** Each delivery's commit time and its commit → first receipt, ms, in no particular order. */
+  receipts: { committedAt: number; ms: number }[];
   /** The first few problems, in words. */
   problems: string[];
 }
@@ -49,12 +51,29 @@ interface Expected {
   timestamp: number;
 }
 
+export interface LatencySummary {
+  p50: number;
+  p99: number;
+  max: number;
+  samples: number;
+}
+
 /** The p-th percentile (0–100) of `samples`, nearest rank. */
 export function percentile(samples: number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return (
     sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN
   );
+}
+
+/** p50, p99 and max of `samples` (ms). */
+export function summarize(samples: number[]): LatencySummary {
+  return {
+    p50: percentile(samples, 50),
+    p99: percentile(samples, 99),
+    max: samples.length > 0 ? samples.reduce((a, b) => Math.max(a, b)) : Number.NaN,
+    samples: samples.length,
+  };
 }
 
 /** Checks every received request against the committed mutations. */
@@ -143,7 +162,9 @@ export async function checkDeliveries(
   const lostOnes = all.filter((e) => e.requestIds.size === 0);
   for (const lost of lostOnes.slice(0, 3))
     note(`lost: ${JSON.stringify(lost.mutation.changes).slice(0, 300)}`);
-  const latencies = all.filter((e) => !Number.isNaN(e.timestamp)).map((e) => e.firstReceipt - e.timestamp);
+  const receipts = all
+    .filter((e) => !Number.isNaN(e.timestamp))
+    .map((e) => ({ committedAt: e.timestamp, ms: e.firstReceipt - e.timestamp }));
   return {
     mutations: mutations.length,
     expected: expected.size,
@@ -151,12 +172,8 @@ export async function checkDeliveries(
     delivered: all.length - lostOnes.length,
     lost: lostOnes.length,
     ...counts,
-    latency: {
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-      max: latencies.length > 0 ? latencies.reduce((a, b) => Math.max(a, b)) : Number.NaN,
-      samples: latencies.length,
-    },
+    latency: summarize(receipts.map((r) => r.ms)),
+    receipts,
     problems,
   };
 }

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { Queue } from "bullmq";
 import { connectRedis } from "../../../common/redis.ts";
 import { DELIVERY_QUEUE, redisKeys } from "../../../common/redis-keys.ts";
-import { type DeliveryFigures, percentile } from "./delivery-check.ts";
+import { type DeliveryFigures, type LatencySummary, percentile, summarize } from "./delivery-check.ts";
 import { type Flow, type FlowOptions, openFlow, type SettledFigures, type WriteRun } from "./flow.ts";
 import { seededRandom } from "./writer.ts";
 
@@ -362,13 +362,32 @@ export async function receiverOutage(scale: { mutations: number; downMs: number;
   );
 }
 
+/** Two write runs, one after the other, as one. */
+function joinRuns(a: WriteRun, b: WriteRun): WriteRun {
+  return {
+    sent: a.sent + b.sent,
+    acked: a.acked + b.acked,
+    lostAnswersCommitted: a.lostAnswersCommitted + b.lostAnswersCommitted,
+    lostAnswersNotCommitted: a.lostAnswersNotCommitted + b.lostAnswersNotCommitted,
+    rejected: [...a.rejected, ...b.rejected],
+    roundTrips: [...a.roundTrips, ...b.roundTrips],
+    elapsedMs: a.elapsedMs + b.elapsedMs,
+  };
+}
+
+const latencyText = ({ p50, p99, max }: LatencySummary) => `${p50} / ${p99} / ${max} ms`;
+
 /**
  * 8. Load: `rate` single-operation mutations/s, each matched by a webhook, for
  * `durationMs`; latency from commit to receipt, memory sampled every second.
+ * With `warmupMs`, the same pace runs that long first (freshly started
+ * processes compile their code and open their connections meanwhile): its
+ * deliveries are checked like the others, its latency reported apart.
  */
 export async function load(scale: {
   rate: number;
   durationMs: number;
+  warmupMs?: number;
   writers?: number;
   /** One receiver per webhook (each its own endpoint); default true. */
   receiverPerHook?: boolean;
@@ -386,6 +405,10 @@ export async function load(scale: {
     },
     async (flow) => {
       const { api, dispatcher, redis } = flow.service;
+      const warmup = scale.warmupMs
+        ? await flow.write({ durationMs: scale.warmupMs, ratePerSecond: scale.rate })
+        : null;
+      const measuredFrom = Date.now();
       const samples: { api: number; dispatcher: number; redis: number }[] = [];
       const sample = () =>
         samples.push({
@@ -411,6 +434,11 @@ export async function load(scale: {
       const cores = (ms = 0) => (ms / (Date.now() - started)).toFixed(2);
       sample();
       const failures = guaranteeFailures(writes, figures);
+      const latencyOf = (measured: boolean) =>
+        summarize(
+          figures.receipts.filter((r) => r.committedAt >= measuredFrom === measured).map((r) => r.ms),
+        );
+      const measured = latencyOf(true);
       const achieved = (writes.acked / writes.elapsedMs) * 1000;
       const mib = (n: number | undefined) => Math.round(n ?? 0);
       const third = Math.max(1, Math.floor(samples.length / 3));
@@ -419,14 +447,18 @@ export async function load(scale: {
         mean(samples.slice(-third).map((s) => s[key])) - mean(samples.slice(0, third).map((s) => s[key]));
       return {
         name: scale.receiverPerHook === false ? "load, one endpoint" : "load",
-        setup: `${scale.rate} mutations/s for ${scale.durationMs / 1000} s from ${writers} writers (one operation each on Regions or Gadgets, each matched by 1–2 webhooks); ${(scale.receiverPerHook ?? true) ? "each webhook at its own receiver (its own endpoint)" : "every webhook at one receiver (one endpoint, default limit of 8 in flight)"}; default dispatcher settings${scale.dispatcherEnv ? ` but ${JSON.stringify(scale.dispatcherEnv)}` : ""}; log level warn`,
-        writes,
-        figures,
+        setup: `${scale.rate} mutations/s for ${scale.durationMs / 1000} s${warmup ? ` after ${(scale.warmupMs ?? 0) / 1000} s of warm-up at the same pace (CPU and memory from the end of the warm-up)` : ""} from ${writers} writers (one operation each on Regions or Gadgets, each matched by 1–2 webhooks); ${(scale.receiverPerHook ?? true) ? "each webhook at its own receiver (its own endpoint)" : "every webhook at one receiver (one endpoint, default limit of 8 in flight)"}; default dispatcher settings${scale.dispatcherEnv ? ` but ${JSON.stringify(scale.dispatcherEnv)}` : ""}; log level warn`,
+        writes: warmup ? joinRuns(warmup, writes) : writes,
+        figures: { ...figures, latency: measured },
         extra: {
+          ...(warmup && {
+            "warm-up's commit → receipt p50 / p99 / max (its deliveries counted above, not in that latency)":
+              latencyText(latencyOf(false)),
+          }),
           "mutations/s achieved": Math.round(achieved),
           "mutation round trip p50 / p99 (ms)": `${percentile(writes.roundTrips, 50)} / ${percentile(writes.roundTrips, 99)}`,
           "CPU cores used, writes and settling (api / dispatcher / redis / this test process)": `${cores(apiCpu)} / ${cores(dispatcherCpu)} / ${cores(redisCpu)} / ${cores(ownCpu)}`,
-          "CPU per mutation (api) / per delivery (dispatcher, redis)": `${((apiCpu ?? 0) / writes.acked).toFixed(2)} / ${((dispatcherCpu ?? 0) / figures.requests).toFixed(2)}, ${((redisCpu ?? 0) / figures.requests).toFixed(2)} ms`,
+          "CPU per mutation (api) / per delivery (dispatcher, redis)": `${((apiCpu ?? 0) / writes.acked).toFixed(2)} / ${((dispatcherCpu ?? 0) / measured.samples).toFixed(2)}, ${((redisCpu ?? 0) / measured.samples).toFixed(2)} ms`,
           "RSS MiB api start → peak → end": `${mib(samples[0]?.api)} → ${mib(Math.max(...samples.map((s) => s.api)))} → ${mib(samples.at(-1)?.api)}`,
           "RSS MiB dispatcher start → peak → end": `${mib(samples[0]?.dispatcher)} → ${mib(Math.max(...samples.map((s) => s.dispatcher)))} → ${mib(samples.at(-1)?.dispatcher)}`,
           "RSS MiB redis start → peak → end": `${mib(samples[0]?.redis)} → ${mib(Math.max(...samples.map((s) => s.redis)))} → ${mib(samples.at(-1)?.redis)}`,
