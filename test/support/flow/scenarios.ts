@@ -85,6 +85,19 @@ export function cpuMs(pid: number): number {
   }
 }
 
+/**
+ * How long a process's main thread (its event loop) has run on a CPU and
+ * waited, runnable, for one so far, in ms (Linux /proc schedstat); zeros when it is gone.
+ */
+export function mainThreadSchedule(pid: number): { runMs: number; waitMs: number } {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, "utf8").trim().split(" ").map(Number);
+    return { runMs: (run ?? 0) / 1e6, waitMs: (wait ?? 0) / 1e6 };
+  } catch {
+    return { runMs: 0, waitMs: 0 };
+  }
+}
+
 /** 1. Steady flow: mixed mutations from several writers, half of them inlining values. */
 export async function steadyFlow(scale: { mutations: number; writers?: number; seed?: number }) {
   const writers = scale.writers ?? 4;
@@ -420,6 +433,7 @@ export async function load(scale: {
       const sampler = setInterval(sample, 1000);
       const pids = [api.pid(), dispatcher.pid(), redis.pid(), process.pid];
       const cpuBefore = pids.map(cpuMs);
+      const scheduleBefore = pids.map(mainThreadSchedule);
       const started = Date.now();
       let writes: WriteRun;
       try {
@@ -427,6 +441,13 @@ export async function load(scale: {
       } finally {
         clearInterval(sampler);
       }
+      // Over the writes only: the event loops' share of the wall clock on a CPU and waiting for one.
+      const shares = pids.map((pid, i) => {
+        const { runMs, waitMs } = mainThreadSchedule(pid);
+        const before = scheduleBefore[i] ?? { runMs: 0, waitMs: 0 };
+        const percent = (ms: number) => Math.round((ms / writes.elapsedMs) * 100);
+        return `${percent(runMs - before.runMs)} / ${percent(waitMs - before.waitMs)}`;
+      });
       const figures = await flow.settle(60_000);
       const [apiCpu, dispatcherCpu, redisCpu, ownCpu] = pids.map(
         (pid, i) => cpuMs(pid) - (cpuBefore[i] ?? 0),
@@ -459,6 +480,8 @@ export async function load(scale: {
           "mutation round trip p50 / p99 (ms)": `${percentile(writes.roundTrips, 50)} / ${percentile(writes.roundTrips, 99)}`,
           "CPU cores used, writes and settling (api / dispatcher / redis / this test process)": `${cores(apiCpu)} / ${cores(dispatcherCpu)} / ${cores(redisCpu)} / ${cores(ownCpu)}`,
           "CPU per mutation (api) / per delivery (dispatcher, redis)": `${((apiCpu ?? 0) / writes.acked).toFixed(2)} / ${((dispatcherCpu ?? 0) / measured.samples).toFixed(2)}, ${((redisCpu ?? 0) / measured.samples).toFixed(2)} ms`,
+          "main thread on a CPU / waiting for one, % of the writes' wall time (api, dispatcher, redis, this test process)":
+            shares.join(", "),
           "RSS MiB api start → peak → end": `${mib(samples[0]?.api)} → ${mib(Math.max(...samples.map((s) => s.api)))} → ${mib(samples.at(-1)?.api)}`,
           "RSS MiB dispatcher start → peak → end": `${mib(samples[0]?.dispatcher)} → ${mib(Math.max(...samples.map((s) => s.dispatcher)))} → ${mib(samples.at(-1)?.dispatcher)}`,
           "RSS MiB redis start → peak → end": `${mib(samples[0]?.redis)} → ${mib(Math.max(...samples.map((s) => s.redis)))} → ${mib(samples.at(-1)?.redis)}`,
