@@ -11,6 +11,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { latencyText } from "../test/support/flow/delivery-check.ts";
 import { fuzz } from "../test/support/flow/fuzz.ts";
 import { isolation } from "../test/support/flow/isolation.ts";
 import {
@@ -146,10 +147,7 @@ function render(name: string, outcome: Outcome, seconds: string, load: string): 
     row("**lost**", `**${figures.lost}**`);
     row("unexpected", figures.unexpected);
     row("bad signatures / bad timestamps", `${figures.badSignatures} / ${figures.badTimestamps}`);
-    row(
-      "commit → receipt p50 / p99 / max",
-      `${figures.latency.p50} / ${figures.latency.p99} / ${figures.latency.max} ms`,
-    );
+    row("commit → receipt p50 / p99 / max", latencyText(figures.latency));
     row("all received, after the writes ended, within", `${(figures.receivedMs / 1000).toFixed(1)} s`);
     if (!Number.isNaN(figures.unfinished))
       row("deliveries not succeeded in the delivery log (all read back)", figures.unfinished);

@@ -76,6 +76,9 @@ export function summarize(samples: number[]): LatencySummary {
   };
 }
 
+/** `p50 / p99 / max ms`, as the results files write it. */
+export const latencyText = ({ p50, p99, max }: LatencySummary) => `${p50} / ${p99} / ${max} ms`;
+
 /** Checks every received request against the committed mutations. */
 export async function checkDeliveries(
   hooks: CreatedHook[],

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import { Queue } from "bullmq";
 import { connectRedis } from "../../../common/redis.ts";
 import { DELIVERY_QUEUE, redisKeys } from "../../../common/redis-keys.ts";
-import { type DeliveryFigures, type LatencySummary, percentile, summarize } from "./delivery-check.ts";
+import { type DeliveryFigures, latencyText, percentile, summarize } from "./delivery-check.ts";
 import { type Flow, type FlowOptions, openFlow, type SettledFigures, type WriteRun } from "./flow.ts";
 import { seededRandom } from "./writer.ts";
 
@@ -388,8 +388,6 @@ function joinRuns(a: WriteRun, b: WriteRun): WriteRun {
   };
 }
 
-const latencyText = ({ p50, p99, max }: LatencySummary) => `${p50} / ${p99} / ${max} ms`;
-
 /**
  * 8. Load: `rate` single-operation mutations/s, each matched by a webhook, for
  * `durationMs`; latency from commit to receipt, memory sampled every second.
@@ -421,7 +419,6 @@ export async function load(scale: {
       const warmup = scale.warmupMs
         ? await flow.write({ durationMs: scale.warmupMs, ratePerSecond: scale.rate })
         : null;
-      const measuredFrom = Date.now();
       const samples: { api: number; dispatcher: number; redis: number }[] = [];
       const sample = () =>
         samples.push({
@@ -456,9 +453,7 @@ export async function load(scale: {
       sample();
       const failures = guaranteeFailures(writes, figures);
       const latencyOf = (measured: boolean) =>
-        summarize(
-          figures.receipts.filter((r) => r.committedAt >= measuredFrom === measured).map((r) => r.ms),
-        );
+        summarize(figures.receipts.filter((r) => r.committedAt >= started === measured).map((r) => r.ms));
       const measured = latencyOf(true);
       const achieved = (writes.acked / writes.elapsedMs) * 1000;
       const mib = (n: number | undefined) => Math.round(n ?? 0);
