@@ -8,6 +8,7 @@ import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryJob } from "../common/delivery-job.ts";
 import type { Logger } from "../common/log.ts";
 import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
+import { NOT_YET, valueNow } from "../common/settled.ts";
 import { buildDeliveryRequest, type DeliveryRequest, variablesOf } from "./build-request.ts";
 import { createBusyParking, type ParkingRules } from "./busy-parking.ts";
 import { classifyResponse } from "./classify-response.ts";
@@ -91,7 +92,9 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       const why = webhook.disabledReason ? `: ${webhook.disabledReason}` : "";
       throw new UndeliverableError("webhook_disabled", `the webhook is disabled${why}`);
     }
-    const stored = await store.findVariables(job.tenantId, variablesOf(webhook));
+    const finding = store.findVariables(job.tenantId, variablesOf(webhook));
+    let stored = valueNow(finding);
+    if (stored === NOT_YET) stored = await finding;
     const variables = new Map(
       stored.map((v) => [
         v.key,
@@ -157,7 +160,8 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       result = await send(request, context.signal);
     } finally {
       clearTimeout(marking);
-      await release(lease);
+      // Not awaited: the slot is back within this call; what follows needs nothing of it.
+      void release(lease);
     }
     const attempt = (error: string | null): AttemptRecord => ({
       startedAt: result.startedAt,
@@ -181,8 +185,13 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     return outcome;
   }
 
+  // Each step below reads an already-settled promise at once when the store answered within the call
+  // (valueNow): an `await` would queue the rest of the attempt behind every other delivery's.
   return async (job, context) => {
-    const { status, webhook } = await store.loadDelivery(job.tenantId, job.deliveryId, job.webhookId);
+    const loading = store.loadDelivery(job.tenantId, job.deliveryId, job.webhookId);
+    let state = valueNow(loading);
+    if (state === NOT_YET) state = await loading;
+    const { status, webhook } = state;
     if (status === "succeeded" || status === "failed") {
       deps.log.info("finished delivery's job dropped", {
         tenantId: job.tenantId,
@@ -194,7 +203,9 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     const startedAt = now();
     let request: DeliveryRequest;
     try {
-      request = await prepare(job, webhook);
+      const preparing = prepare(job, webhook);
+      const prepared = valueNow(preparing);
+      request = prepared === NOT_YET ? await preparing : prepared;
     } catch (error) {
       // Internal errors (store, secrets) are retried by the worker; on the last attempt the log says why it ended.
       const internal = !(error instanceof UndeliverableError);
@@ -209,7 +220,9 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       return outcome;
     }
     // A fast endpoint frees a slot within milliseconds: wait for it here rather than park the job for a second.
-    const lease = await limiter.acquire(request.endpoint, Math.min(deps.busy.busyDelayMs, SLOT_WAIT_MS));
+    const acquiring = limiter.acquire(request.endpoint, Math.min(deps.busy.busyDelayMs, SLOT_WAIT_MS));
+    let lease = valueNow(acquiring);
+    if (lease === NOT_YET) lease = await acquiring;
     if (!lease) {
       return { kind: "busy", delayMs: parking.park(request.endpoint, limiter.heldFor(request.endpoint)) };
     }

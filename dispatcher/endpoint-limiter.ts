@@ -170,13 +170,18 @@ export function createEndpointLimiter({
     };
   };
 
-  async function tryAcquire(endpoint: string): Promise<EndpointLease | null> {
+  /** A released slot lingering here, taken without a round trip; null when there is none. */
+  function takeIdle(endpoint: string): EndpointLease | null {
     const kept = idle.get(endpoint)?.pop();
-    if (kept) {
-      clearTimeout(kept.linger);
-      if (idle.get(endpoint)?.length === 0) idle.delete(endpoint);
-      return lease(endpoint, kept);
-    }
+    if (!kept) return null;
+    clearTimeout(kept.linger);
+    if (idle.get(endpoint)?.length === 0) idle.delete(endpoint);
+    return lease(endpoint, kept);
+  }
+
+  async function tryAcquire(endpoint: string): Promise<EndpointLease | null> {
+    const kept = takeIdle(endpoint);
+    if (kept) return kept;
     // This process alone fills the endpoint's limit: no need to ask Redis.
     if ((held.get(endpoint)?.length ?? 0) >= limit) return null;
     const key = `${keyPrefix}:${endpoint}`;
@@ -190,6 +195,25 @@ export function createEndpointLimiter({
     return lease(endpoint, { key, id, renewal });
   }
 
+  async function acquireSlow(endpoint: string, waitMs: number): Promise<EndpointLease | null> {
+    const deadline = Date.now() + waitMs;
+    // Behind those already waiting here: a newcomer does not take the slot they wait for.
+    let woken = false;
+    if (waitMs > 0 && freesSoon(endpoint, waitMs) && waiting.has(endpoint)) {
+      await slotReleased(endpoint, waitMs, false);
+      woken = true;
+    }
+    for (;;) {
+      const lease = await tryAcquire(endpoint);
+      if (lease) return lease;
+      // Only a slot held here is sure to be released soon, and to say so: without a recent one, give up at once.
+      const left = deadline - Date.now();
+      if (left <= 0 || !freesSoon(endpoint, waitMs)) return null;
+      await slotReleased(endpoint, left, woken);
+      woken = true;
+    }
+  }
+
   return {
     heldFor,
     async close() {
@@ -198,23 +222,10 @@ export function createEndpointLimiter({
       for (const slot of slots) clearTimeout(slot.linger);
       await Promise.all(slots.map((slot) => free(slot).catch(() => undefined)));
     },
-    async acquire(endpoint, waitMs = 0) {
-      const deadline = Date.now() + waitMs;
-      // Behind those already waiting here: a newcomer does not take the slot they wait for.
-      let woken = false;
-      if (waitMs > 0 && freesSoon(endpoint, waitMs) && waiting.has(endpoint)) {
-        await slotReleased(endpoint, waitMs, false);
-        woken = true;
-      }
-      for (;;) {
-        const lease = await tryAcquire(endpoint);
-        if (lease) return lease;
-        // Only a slot held here is sure to be released soon, and to say so: without a recent one, give up at once.
-        const left = deadline - Date.now();
-        if (left <= 0 || !freesSoon(endpoint, waitMs)) return null;
-        await slotReleased(endpoint, left, woken);
-        woken = true;
-      }
+    acquire(endpoint, waitMs = 0) {
+      // The common case answers within the call (a settled promise): a slot lingers here, nobody here waits.
+      const kept = waiting.has(endpoint) ? null : takeIdle(endpoint);
+      return kept ? Promise.resolve(kept) : acquireSlow(endpoint, waitMs);
     },
   };
 }

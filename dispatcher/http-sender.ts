@@ -61,18 +61,17 @@ const UNREACHED = new Set([
 const utf8 = new TextDecoder();
 
 /** Reads at most `limit` bytes of a body and drops the rest. */
-async function readHead(response: Response, limit: number): Promise<string> {
-  if (!response.body) return "";
-  // Most receivers answer a few bytes with a length: read those whole (no more than `limit` bytes), without a stream reader.
+function readHead(response: Response, limit: number): Promise<string> {
+  // Most receivers answer a few bytes with a length: read those whole (no more than `limit` bytes),
+  // without a stream (`body` itself makes one).
   const length = Number(response.headers.get("content-length") ?? Number.NaN);
-  if (length <= limit) {
-    try {
-      return await response.text();
-    } catch {
-      return "";
-    }
-  }
-  const reader = response.body.getReader();
+  if (length <= limit) return response.text().catch(() => "");
+  return response.body ? readStreamHead(response.body, limit) : Promise.resolve("");
+}
+
+/** The first `limit` bytes of a body of unknown or larger length; the rest is cancelled. */
+async function readStreamHead(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {

@@ -115,6 +115,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     } catch (error) {
       return retryInternal(error, job, token);
     }
+    // The common outcome at once: returning apply's promise would cost the job more microtask turns.
+    if (decision.kind === "succeeded" || decision.kind === "skipped") return decision.kind;
     return apply(decision, job, token);
   };
 

@@ -5,6 +5,7 @@
  * or collected per tick, reverse lists read for all rows listed together.
  */
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
+import { whenSettled } from "../../../common/settled.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { RecordValues } from "../../catalogue/record-values.ts";
 import { type ListedRecord, LOOKUPS, type Store, type WithLookups } from "../../store/store.ts";
@@ -14,7 +15,6 @@ import { decodeCursor, encodeCursor } from "./cursor.ts";
 import { pageWindow, type QueryLimits, relatedLimit } from "./page-args.ts";
 import { prepareArguments } from "./prepared-arguments.ts";
 import { EDGE_NODE, joinedLookups, nodesKey, OWN, selectedFields } from "./selected-fields.ts";
-import { whenSettled } from "./settled.ts";
 import { createSiblingLoader, markBatch } from "./sibling-loader.ts";
 
 type Resolver = GraphQLFieldResolver<RecordValues, GraphQLContext>;
