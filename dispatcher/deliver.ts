@@ -160,7 +160,7 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       result = await send(request, context.signal);
     } finally {
       clearTimeout(marking);
-      // Not awaited: the slot is back within this call; what follows needs nothing of it.
+      // Not awaited: nothing below needs the slot back (a lingering slot is back within the call anyway).
       void release(lease);
     }
     const attempt = (error: string | null): AttemptRecord => ({
