@@ -11,6 +11,7 @@
  */
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type Redis from "ioredis";
+import { setNewest } from "../common/bounded-map.ts";
 import { type DeliveryJob, DeliveryJobSchema } from "../common/delivery-job.ts";
 import { describeError, type Logger } from "../common/log.ts";
 import { DELIVERY_QUEUE, type RedisKeys } from "../common/redis-keys.ts";
@@ -50,6 +51,10 @@ const MAX_STALLED = 10;
 const HAND_BACK_MS = 5000;
 // Workers (each with its own blocking Redis connection) one dispatcher runs at most; past it, they share slots.
 const MAX_FETCH_LOOPS = 64;
+// A worker error repeating one already logged within this long is counted, not logged again.
+const REPEAT_LOG_MS = 10_000;
+// Distinct worker error messages remembered for that.
+const REMEMBERED_ERRORS = 100;
 
 const settlesWithin = (promise: Promise<unknown>, ms: number) =>
   Promise.race([
@@ -129,6 +134,21 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   // under the load scenario (1,000 mutations/s): commit → receipt p50 8–10 → 5 ms, p99 41–63 → 20–25 ms
   // against four workers of eight slots; throughput to one saturated receiver the same.
   const loops = Math.max(1, Math.min(deps.fetchLoops ?? MAX_FETCH_LOOPS, concurrency));
+  // With Redis away, every worker's connection reports the same error, again at each reconnection attempt.
+  const logged = new Map<string, { at: number; repeats: number }>();
+  const reportError = (error: Error) => {
+    const now = Date.now();
+    const last = logged.get(error.message);
+    if (last && now - last.at < REPEAT_LOG_MS) {
+      last.repeats++;
+      return;
+    }
+    setNewest(logged, error.message, { at: now, repeats: 0 }, REMEMBERED_ERRORS);
+    log.warn("delivery worker error", {
+      ...describeError(error),
+      repeatsSinceLastLogged: last?.repeats ?? 0,
+    });
+  };
   const workers = Array.from({ length: loops }, (_, i) => {
     const worker = new Worker(DELIVERY_QUEUE, handle, {
       connection: redis,
@@ -139,7 +159,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       stalledInterval: deps.lockDurationMs ?? 30_000,
       maxStalledCount: MAX_STALLED,
     });
-    worker.on("error", (error) => log.warn("delivery worker error", describeError(error)));
+    worker.on("error", reportError);
     return worker;
   });
 

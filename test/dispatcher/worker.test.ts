@@ -1,10 +1,15 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Queue } from "bullmq";
 import { type DeliveryJob, deliveryJobId } from "../../common/delivery-job.ts";
 import { createLogger } from "../../common/log.ts";
-import { DELIVERY_QUEUE } from "../../common/redis-keys.ts";
+import { connectRedis } from "../../common/redis.ts";
+import { DELIVERY_QUEUE, redisKeys } from "../../common/redis-keys.ts";
 import type { DeliveryDecision } from "../../dispatcher/deliver.ts";
 import { createDispatcher, type Dispatcher } from "../../dispatcher/worker.ts";
+import { startPrivateRedis } from "../../scripts/private-redis.ts";
 import { eventually } from "../support/eventually.ts";
 import { openTestRedis, type TestRedis } from "../support/redis.ts";
 
@@ -109,4 +114,45 @@ describe("dispatcher worker", () => {
     expect(calls).toBe(3);
     expect((await queue.getJob(added.id ?? ""))?.failedReason).toBe("internal error: store unavailable");
   });
+});
+
+describe("dispatcher worker, Redis away", () => {
+  test("each worker's connection reports the outage; it is logged once, and jobs flow again after", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tds-worker-outage-"));
+    let server = await startPrivateRedis(dir);
+    const redis = connectRedis(server.url, () => undefined);
+    const keys = redisKeys("outage");
+    const lines: string[] = [];
+    const delivered: string[] = [];
+    const dispatcher = createDispatcher({
+      redis,
+      keys,
+      log: createLogger("warn", {}, (line) => lines.push(line)),
+      concurrency: 8,
+      deliver: async (j) => {
+        delivered.push(j.deliveryId);
+        return { kind: "succeeded" };
+      },
+      retry: { schedule: [50], jitter: 0 },
+    });
+    const queue = new Queue(DELIVERY_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+    try {
+      await dispatcher.ready();
+      await server.stop();
+      await Bun.sleep(2500);
+      server = await startPrivateRedis(dir, server.port);
+      await queue.add("deliver", job(1));
+      await eventually(() => expect(delivered).toEqual(["d1"]), { timeoutMs: 10_000 });
+      const workerErrors = lines.filter((line) => JSON.parse(line).msg === "delivery worker error");
+      // Eight workers, each retrying its connection several times a second: one line per distinct message.
+      expect(workerErrors.length).toBeGreaterThanOrEqual(1);
+      expect(workerErrors.length).toBeLessThanOrEqual(3);
+    } finally {
+      await dispatcher.stop(1000);
+      await queue.close();
+      redis.disconnect();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
 });
