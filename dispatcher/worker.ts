@@ -131,8 +131,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   // another (a round trip, then whatever it brings) before it starts the one it has: under a steady
   // stream, every job waited for that. A worker of one slot starts its job at once, and the workers
   // (each its own fetch loop and blocking connection) take a burst's jobs side by side. Measured
-  // under the load scenario (1,000 mutations/s): commit → receipt p50 8–10 → 5 ms, p99 41–63 → 20–25 ms
-  // against four workers of eight slots; throughput to one saturated receiver the same.
+  // under the load scenario (1,000 mutations/s): commit → receipt p50 8–10 → 4–5 ms, p99 41–63 → 20–25 ms
+  // against four workers of eight slots. Throughput to one saturated receiver: the same with 32 in flight
+  // there; 12–15% less at the default endpoint limit of 8 (bench/results/dispatch.md).
   const loops = Math.max(1, Math.min(deps.fetchLoops ?? MAX_FETCH_LOOPS, concurrency));
   // With Redis away, every worker's connection reports the same error, again at each reconnection attempt.
   const logged = new Map<string, { at: number; repeats: number }>();
