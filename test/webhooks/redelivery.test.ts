@@ -137,4 +137,20 @@ describe("deliveries end to end", () => {
       (await admin("POST", `/webhooks/${webhookId}/deliveries/${crypto.randomUUID()}/retry`)).status,
     ).toBe(404);
   });
+
+  test("an edit through PUT takes effect at the next delivery: new URL, new headers", async () => {
+    receiver.requests.length = 0;
+    const edited = await admin("PUT", `/webhooks/${webhookId}`, {
+      name: "regions",
+      url: `${receiver.url}/edited`,
+      type: "graphql",
+      query: "subscription { schemaRegions { operation data { Name } } }",
+      headers: { "X-Team": "dev" },
+    });
+    expect(edited.status).toBe(200);
+    await insertRegion("Centre");
+    await eventually(() => expect(receiver.requests.length).toBe(1), { timeoutMs: 5000 });
+    expect(receiver.requests[0]?.path).toBe("/edited");
+    expect(receiver.requests[0]?.headers["x-team"]).toBe("dev");
+  });
 });

@@ -4,9 +4,12 @@
  * read and write it side by side; writes wait for the other's lock (busy_timeout).
  * Delivery-log writes are group-committed: those made in one turn of the event
  * loop share a transaction (each in its own savepoint), because a commit costs
- * far more than the statements in it.
+ * far more than the statements in it. Webhook rows are kept in memory by
+ * version: each attempt reads the webhook's version beside the delivery's
+ * status, and the row itself only when that version is one not seen here.
  */
 import { Database } from "bun:sqlite";
+import { setNewest } from "../../../common/bounded-map.ts";
 import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
 import type {
   AttemptRecord,
@@ -16,10 +19,26 @@ import type {
   StoredVariable,
 } from "../../delivery-store.ts";
 
-/** A row of SQL.load: the delivery's (`d`, its status) or the webhook's (`w`, its columns). */
-type LoadRow =
-  | ["d", DeliveryStatus, null, null, null, null, null]
-  | ["w", string, string, string, string, number, string | null];
+/** A row of SQL.load: the delivery's (`d`, its status) or the webhook's (`w`, its version). */
+type LoadRow = ["d", DeliveryStatus] | ["w", number];
+
+interface WebhookRow {
+  url: string;
+  headers: string;
+  secret: string;
+  enabled: number;
+  disabled_reason: string | null;
+  version: number;
+}
+
+/** A webhook definition as read, with the version it was read at. */
+interface KnownWebhook {
+  version: number;
+  webhook: DeliveryWebhook;
+}
+
+/** Webhook definitions kept in memory; beyond this many, the one read longest ago is dropped. */
+const KNOWN_WEBHOOKS = 1024;
 
 interface VariableRow {
   key: string;
@@ -30,9 +49,13 @@ interface VariableRow {
 const SQL = {
   // Two point reads in one statement: a statement's read transaction costs more than either lookup
   // (measured: ~5 µs against ~8 µs for two statements). A join of the two measured twice as slow.
-  load: `SELECT 'd', status, NULL, NULL, NULL, NULL, NULL FROM deliveries WHERE tenant_id = ?1 AND id = ?2
+  // Only the webhook's version: with its whole row read and parsed, the load took twice as long
+  // (measured on the dispatch bench's store: 7.7–9.8 µs against 4.4–4.6 µs).
+  load: `SELECT 'd', status FROM deliveries WHERE tenant_id = ?1 AND id = ?2
     UNION ALL
-    SELECT 'w', id, url, headers, secret, enabled, disabled_reason FROM webhooks WHERE tenant_id = ?1 AND id = ?3`,
+    SELECT 'w', version FROM webhooks WHERE tenant_id = ?1 AND id = ?3`,
+  webhook: `SELECT url, headers, secret, enabled, disabled_reason, version FROM webhooks
+    WHERE tenant_id = ? AND id = ?`,
   delivering: `UPDATE deliveries SET status = 'delivering', updated_at = ?
     WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
@@ -80,25 +103,43 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     return counted.attempts;
   };
 
+  // Versions only grow (every change counts one) and ids are never reused, so a definition read at
+  // the version the delivery's statement saw is the current one.
+  const known = new Map<string, KnownWebhook>();
+  /** The webhook as of `version` (or newer), read from the store unless already known. */
+  const webhookAt = (tenantId: string, id: string, version: number): DeliveryWebhook | null => {
+    const key = `${tenantId}\u0000${id}`;
+    const kept = known.get(key);
+    if (kept && kept.version >= version) return kept.webhook;
+    const row = db.query<WebhookRow, [string, string]>(SQL.webhook).get(tenantId, id);
+    if (!row) {
+      known.delete(key);
+      return null;
+    }
+    // Shared by every attempt until the next change: frozen, so none can alter it for the others.
+    const webhook: DeliveryWebhook = Object.freeze({
+      tenantId,
+      id,
+      url: row.url,
+      headers: Object.freeze(JSON.parse(row.headers) as Record<string, string>),
+      sealedSecret: row.secret,
+      enabled: row.enabled === 1,
+      disabledReason: row.disabled_reason,
+    });
+    setNewest(known, key, { version: row.version, webhook }, KNOWN_WEBHOOKS);
+    return webhook;
+  };
+
   return {
     async loadDelivery(tenantId, deliveryId, webhookId) {
       const rows = db.query(SQL.load).values(tenantId, deliveryId, webhookId) as LoadRow[];
       let status: DeliveryStatus | null = null;
-      let webhook: DeliveryWebhook | null = null;
+      let version: number | null = null;
       for (const row of rows) {
         if (row[0] === "d") status = row[1];
-        else
-          webhook = {
-            tenantId,
-            id: row[1],
-            url: row[2],
-            headers: JSON.parse(row[3]) as Record<string, string>,
-            sealedSecret: row[4],
-            enabled: row[5] === 1,
-            disabledReason: row[6],
-          };
+        else version = row[1];
       }
-      return { status, webhook };
+      return { status, webhook: version === null ? null : webhookAt(tenantId, webhookId, version) };
     },
     async findVariables(tenantId, keys) {
       if (keys.length === 0) return [];
