@@ -44,6 +44,14 @@ afterAll(async () => {
 
 const admin = (method: string, path: string, body?: unknown) =>
   t.call(method, path, { token: acme.adminToken, body });
+/** The webhook these tests deploy: Regions changes, POSTed to `path` on the receiver with an X-Team header. */
+const regionsHook = (path: string, team: string) => ({
+  name: "regions",
+  url: `${receiver.url}${path}`,
+  type: "graphql",
+  query: "subscription { schemaRegions { operation data { Name } } }",
+  headers: { "X-Team": team },
+});
 const insertRegion = (name: string) =>
   graphqlClient(
     t,
@@ -63,13 +71,7 @@ describe("deliveries end to end", () => {
   let secret = "";
 
   test("a committed mutation arrives signed, with the documented headers, and is logged as succeeded", async () => {
-    const created = await admin("POST", "/webhooks", {
-      name: "regions",
-      url: `${receiver.url}/hook`,
-      type: "graphql",
-      query: "subscription { schemaRegions { operation data { Name } } }",
-      headers: { "X-Team": "ops" },
-    });
+    const created = await admin("POST", "/webhooks", regionsHook("/hook", "ops"));
     expect(created.status).toBe(201);
     webhookId = created.body.result.id;
     secret = created.body.result.secret;
@@ -140,13 +142,7 @@ describe("deliveries end to end", () => {
 
   test("an edit through PUT takes effect at the next delivery: new URL, new headers", async () => {
     receiver.requests.length = 0;
-    const edited = await admin("PUT", `/webhooks/${webhookId}`, {
-      name: "regions",
-      url: `${receiver.url}/edited`,
-      type: "graphql",
-      query: "subscription { schemaRegions { operation data { Name } } }",
-      headers: { "X-Team": "dev" },
-    });
+    const edited = await admin("PUT", `/webhooks/${webhookId}`, regionsHook("/edited", "dev"));
     expect(edited.status).toBe(200);
     await insertRegion("Centre");
     await eventually(() => expect(receiver.requests.length).toBe(1), { timeoutMs: 5000 });
