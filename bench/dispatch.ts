@@ -10,7 +10,8 @@
  * Each run prefills the queue (and the delivery log) with more jobs than it
  * can deliver, starts the consumer, lets it warm up, then counts what the
  * measured receivers answered during the window. Rounds repeat all four
- * runs; the report gives every round and the medians.
+ * runs, each comparison's two swapping order every other round; the report
+ * gives every round and the medians.
  * Run: bun bench/dispatch.ts [seconds] [rounds]  → bench/results/dispatch.md
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -200,12 +201,17 @@ try {
   const bench: DispatchBench = { rounds: [], defaultLimit: null };
   for (let round = 1; round <= ROUNDS; round++) {
     console.log(`round ${round} of ${ROUNDS}`);
-    bench.rounds.push({
-      bare: await measure(SPECS.bare),
-      dispatcher: await measure(SPECS.dispatcher),
-      allFast: await measure(SPECS.allFast),
-      oneSlow: await measure(SPECS.oneSlow),
-    });
+    // The two runs of each comparison swap places every other round: identical runs back to back
+    // have differed by up to 30% here, so a fixed order could favour one side.
+    const swapped = round % 2 === 0;
+    const pair = async (a: RunSpec, b: RunSpec): Promise<[RunResult, RunResult]> => {
+      if (!swapped) return [await measure(a), await measure(b)];
+      const second = await measure(b);
+      return [await measure(a), second];
+    };
+    const [bare, dispatcher] = await pair(SPECS.bare, SPECS.dispatcher);
+    const [allFast, oneSlow] = await pair(SPECS.allFast, SPECS.oneSlow);
+    bench.rounds.push({ bare, dispatcher, allFast, oneSlow });
   }
   bench.defaultLimit = await measure(SPECS.defaultLimit);
   const header = [
@@ -227,6 +233,8 @@ try {
     `${WARMUP_SECONDS} s, then counts the deliveries the measured receivers answered in ${SECONDS} s. The baseline is a`,
     `bare BullMQ Worker (same queue, concurrency ${CONCURRENCY}) POSTing each job's body with fetch`,
     "(`bench/dispatch/bare-worker.ts`). CPU is each process's user + system time over the window (1.0 = one core).",
+    "The two runs compared in a round (bare worker and dispatcher; all receivers fast and one slow) swap order",
+    "every other round.",
   ];
   writeFileSync(
     new URL("./results/dispatch.md", import.meta.url),
