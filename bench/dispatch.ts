@@ -206,8 +206,8 @@ try {
     const swapped = round % 2 === 0;
     const pair = async (a: RunSpec, b: RunSpec): Promise<[RunResult, RunResult]> => {
       if (!swapped) return [await measure(a), await measure(b)];
-      const second = await measure(b);
-      return [await measure(a), second];
+      const ranFirst = await measure(b);
+      return [await measure(a), ranFirst];
     };
     const [bare, dispatcher] = await pair(SPECS.bare, SPECS.dispatcher);
     const [allFast, oneSlow] = await pair(SPECS.allFast, SPECS.oneSlow);
