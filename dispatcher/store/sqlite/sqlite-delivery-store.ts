@@ -3,10 +3,10 @@
  * that the API process creates and migrates. WAL mode lets the two processes
  * read and write it side by side; writes wait for the other's lock (busy_timeout).
  * Delivery-log writes are group-committed: those made in one turn of the event
- * loop share a transaction (each in its own savepoint), because a commit costs
- * far more than the statements in it. Webhook rows are kept in memory by
- * version: each attempt reads the webhook's version beside the delivery's
- * status, and the row itself only when that version is one not seen here.
+ * loop share a transaction, because a commit costs far more than the
+ * statements in it. Webhook rows are kept in memory by version: each attempt
+ * reads the webhook's version beside the delivery's status, and the row itself
+ * only when that version is one not seen here.
  */
 import { Database } from "bun:sqlite";
 import { setNewest } from "../../../common/bounded-map.ts";
@@ -84,7 +84,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
   const write = createGroupCommit(db);
 
-  // Runs inside a group commit's savepoint: the count and the attempt row land together or not at all.
+  // Runs inside a group commit's transaction: the count and the attempt row land together or not at all.
   const record = (tenantId: string, deliveryId: string, a: AttemptRecord, status: DeliveryStatus) => {
     const counted = db
       .query<{ attempts: number }, [string, number, string, string]>(SQL.count)
