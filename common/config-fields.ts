@@ -36,6 +36,11 @@ export function positiveInt(defaultValue: number) {
   return z.preprocess(emptyAsUndefined, z.coerce.number().int().positive().default(defaultValue));
 }
 
+/** A whole number ≥ 0 read from an environment string, with a default. */
+export function nonNegativeInt(defaultValue: number) {
+  return z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(defaultValue));
+}
+
 /** `true`/`1` or `false`/`0` read from an environment string, with a default. */
 export function booleanFlag(defaultValue: boolean) {
   return z.preprocess(

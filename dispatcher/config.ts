@@ -3,7 +3,7 @@
  * main.ts, validated, frozen, passed down.
  */
 import { z } from "zod";
-import { booleanFlag, positiveInt, sharedConfigFields } from "../common/config-fields.ts";
+import { booleanFlag, nonNegativeInt, positiveInt, sharedConfigFields } from "../common/config-fields.ts";
 import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
 import { parseAllowedRanges } from "./ssrf/destination-policy.ts";
 
@@ -37,6 +37,12 @@ export const DispatcherConfigSchema = z.object({
   ...sharedConfigFields,
   /** Deliveries in flight at once in this process. Default 32. */
   DISPATCH_CONCURRENCY: positiveInt(32),
+  /**
+   * Attempts still waiting for their endpoint's answer after 0.5 s stop counting against
+   * DISPATCH_CONCURRENCY: a spare worker (one more Redis connection, kept once made) takes jobs
+   * in the place of each, up to this many at once. Default 64 (eight dead endpoints at the default limit).
+   */
+  DISPATCH_SLOW_CONCURRENCY: nonNegativeInt(64),
   /** How long shutdown waits for in-flight deliveries before handing them back, in ms. Default 10000. */
   SHUTDOWN_GRACE_MS: positiveInt(10_000),
   /** How long a killed dispatcher's in-flight jobs stay locked before another dispatcher retries them, in ms. Default 30000. */

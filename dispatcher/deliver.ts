@@ -33,6 +33,11 @@ export interface DeliveryContext {
   attempt: number;
   /** Aborted when the dispatcher shuts down past its grace period. */
   signal?: AbortSignal;
+  /**
+   * Called when the attempt has waited DELIVERING_AFTER_MS for its endpoint's answer (it then waits on a
+   * slow endpoint rather than works); what it returns is called once the answer is in.
+   */
+  onSlow?: () => () => void;
 }
 
 export type Deliver = (job: DeliveryJob, context: DeliveryContext) => Promise<DeliveryDecision>;
@@ -55,7 +60,7 @@ export interface DelivererDeps {
 /** Opened secrets kept in memory (webhook secrets and secret variables), least recently added out first. */
 const OPENED_SECRETS = 1024;
 
-/** How long an attempt runs before the delivery log shows it `delivering`. */
+/** How long an attempt waits for its answer before the delivery log shows it `delivering` (and `onSlow` is called). */
 export const DELIVERING_AFTER_MS = 500;
 
 /** Longest wait, inside an attempt, for a slot this process holds at a busy endpoint (then the job is parked). */
@@ -149,17 +154,20 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     lease: EndpointLease,
   ): Promise<DeliveryDecision> {
     let result: AttemptResult;
+    let slowEnded: (() => void) | undefined;
     // Most answers come within milliseconds: only an attempt still running after a while is logged
     // as `delivering`, which spares a delivery-log write per delivery.
     const marking = setTimeout(() => {
       store
         .markDelivering(job.tenantId, job.deliveryId, now())
         .catch((error) => deps.log.warn("delivery not marked delivering", { error: String(error) }));
+      slowEnded = context.onSlow?.();
     }, DELIVERING_AFTER_MS);
     try {
       result = await send(request, context.signal);
     } finally {
       clearTimeout(marking);
+      slowEnded?.();
       // Not awaited: nothing below needs the slot back (a lingering slot is back within the call anyway).
       void release(lease);
     }

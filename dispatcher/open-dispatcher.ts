@@ -75,6 +75,7 @@ export function openDispatcher(
     keys: redisKeys(config.REDIS_PREFIX),
     log: env.log,
     concurrency: config.DISPATCH_CONCURRENCY,
+    slowConcurrency: config.DISPATCH_SLOW_CONCURRENCY,
     deliver,
     retry,
     lockDurationMs: config.DISPATCH_LOCK_MS,

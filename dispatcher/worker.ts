@@ -7,7 +7,8 @@
  * policy: attempts are counted in the job's progress and retries are delays
  * it sets itself, so a job behaves the same whatever BullMQ options it was
  * enqueued with. A job that fails validation can never succeed, so it fails
- * at once.
+ * at once. An attempt waiting on a slow endpoint hands its worker's slot to a
+ * spare worker until its answer is in (spare-fetchers.ts).
  */
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type Redis from "ioredis";
@@ -17,6 +18,7 @@ import { describeError, type Logger } from "../common/log.ts";
 import { DELIVERY_QUEUE, type RedisKeys } from "../common/redis-keys.ts";
 import { type RetryPolicy, scheduledDelay } from "./decide-outcome.ts";
 import type { Deliver, DeliveryDecision } from "./deliver.ts";
+import { createSpareFetchers, type Fetcher } from "./spare-fetchers.ts";
 
 export interface DispatcherDeps {
   redis: Redis;
@@ -32,6 +34,8 @@ export interface DispatcherDeps {
   lockDurationMs?: number;
   /** BullMQ workers sharing `concurrency`, each taking jobs on its own. Default: one per slot, at most MAX_FETCH_LOOPS. */
   fetchLoops?: number;
+  /** Attempts waiting on slow endpoints that may run beside `concurrency`, each replaced by a spare worker. Default 0. */
+  slowConcurrency?: number;
 }
 
 export interface Dispatcher {
@@ -108,7 +112,13 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return apply({ kind: "retry", delayMs: wait, reason: "internal error" }, job, token);
   }
 
-  const handle = async (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
+  /** Runs a job; `onSlow` is its worker's (see DeliveryContext). */
+  const handle = async (
+    job: Job<unknown>,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+    onSlow: () => () => void,
+  ) => {
     const parsed = DeliveryJobSchema.safeParse(job.data);
     if (!parsed.success) {
       log.error("invalid delivery job dropped", { jobId: job.id, problems: parsed.error.issues.length });
@@ -118,7 +128,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     if (signal?.aborted) return apply({ kind: "handed-back" }, job, token);
     let decision: DeliveryDecision;
     try {
-      decision = await deliver(data, { attempt: attemptsMade(job) + 1, signal });
+      decision = await deliver(data, { attempt: attemptsMade(job) + 1, signal, onSlow });
     } catch (error) {
       return retryInternal(error, job, token);
     }
@@ -150,23 +160,41 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       repeatsSinceLastLogged: last?.repeats ?? 0,
     });
   };
-  const workers = Array.from({ length: loops }, (_, i) => {
-    const worker = new Worker(DELIVERY_QUEUE, handle, {
+  const workers: Worker[] = [];
+  /** A BullMQ worker of `slots`, taking jobs at once when `autorun`; the fetcher that starts and stops it. */
+  const addWorker = (slots: number, autorun: boolean): Fetcher => {
+    const fetcher: Fetcher = {
+      start: () => void worker.resume(),
+      stop: () => void worker.pause(true).catch(reportError),
+    };
+    // A slow attempt hands this worker's slot to a spare until its answer is in.
+    const slowEnded = () => spares.slowEnded(fetcher);
+    const onSlow = () => {
+      spares.slowStarted(fetcher);
+      return slowEnded;
+    };
+    const worker = new Worker(DELIVERY_QUEUE, (job, token, signal) => handle(job, token, signal, onSlow), {
       connection: redis,
       prefix: keys.bullPrefix,
-      concurrency: Math.floor(concurrency / loops) + (i < concurrency % loops ? 1 : 0),
-      autorun: true,
+      concurrency: slots,
+      autorun,
       lockDuration: deps.lockDurationMs ?? 30_000,
       stalledInterval: deps.lockDurationMs ?? 30_000,
       maxStalledCount: MAX_STALLED,
     });
     worker.on("error", reportError);
-    return worker;
-  });
+    workers.push(worker);
+    return fetcher;
+  };
+  const spares = createSpareFetchers(deps.slowConcurrency ?? 0, () => addWorker(1, false));
+  for (let i = 0; i < loops; i++)
+    addWorker(Math.floor(concurrency / loops) + (i < concurrency % loops ? 1 : 0), true);
+  const regular = [...workers];
 
   return {
-    ready: () => Promise.all(workers.map((worker) => worker.waitUntilReady())).then(() => undefined),
+    ready: () => Promise.all(regular.map((worker) => worker.waitUntilReady())).then(() => undefined),
     async stop(graceMs) {
+      spares.close();
       const closing = Promise.all(workers.map((worker) => worker.close()));
       if (await settlesWithin(closing, graceMs)) return;
       log.warn("shutdown grace period over; handing in-flight deliveries back");

@@ -26,6 +26,15 @@ describe("dispatcher config", () => {
     expect(config.DELIVERY_ALLOW_PRIVATE_NETWORKS).toEqual([]);
     expect(config.DELIVERY_ALLOW_HTTP).toBe(false);
     expect(config.DISPATCH_LOCK_MS).toBe(30_000);
+    expect(config.DISPATCH_SLOW_CONCURRENCY).toBe(64);
+  });
+
+  test("DISPATCH_SLOW_CONCURRENCY may be 0 (slow attempts keep their slots), not negative", () => {
+    const config = loadDispatcherConfig({ ...base, DISPATCH_SLOW_CONCURRENCY: "0" });
+    expect(config.DISPATCH_SLOW_CONCURRENCY).toBe(0);
+    expect(problemsOf({ DISPATCH_SLOW_CONCURRENCY: "-1" })).toEqual([
+      "DISPATCH_SLOW_CONCURRENCY: Too small: expected number to be >=0",
+    ]);
   });
 
   test("overrides are parsed", () => {

@@ -52,6 +52,56 @@ describe("endpoint isolation", () => {
     expect(slowJobs.filter((j) => h.store.delivery(j.deliveryId)?.status === "succeeded")).toHaveLength(0);
   });
 
+  test("attempts hanging at slow endpoints leave the dispatcher's slots to the others", async () => {
+    const hanging = [startCountingReceiver(4000), startCountingReceiver(4000)];
+    const fast = startCountingReceiver(100);
+    receivers.push(...hanging, fast);
+    h.store.addWebhook({ id: "hanging-1", url: hanging[0]?.url as string });
+    h.store.addWebhook({ id: "hanging-2", url: hanging[1]?.url as string });
+    h.store.addWebhook({ id: "fast", url: fast.url });
+    await h.start({ DISPATCH_CONCURRENCY: "2", DELIVERY_ENDPOINT_CONCURRENCY: "2" });
+    const hangingJobs = ["hanging-1", "hanging-1", "hanging-2", "hanging-2"].map((id) =>
+      h.store.addDelivery(id),
+    );
+    await enqueueDeliveries(h.queue, hangingJobs);
+    // Twice the dispatcher's concurrency hanging at once: each slow attempt's slot was taken over.
+    await eventually(() => expect(hanging.map((r) => r.requests.length)).toEqual([2, 2]), {
+      timeoutMs: 3000,
+    });
+
+    const fastJobs = Array.from({ length: 6 }, () => h.store.addDelivery("fast"));
+    await enqueueDeliveries(h.queue, fastJobs);
+    await eventually(() =>
+      expect(fastJobs.map((j) => h.store.delivery(j.deliveryId)?.status)).toEqual(Array(6).fill("succeeded")),
+    );
+    expect(hangingJobs.filter((j) => h.store.delivery(j.deliveryId)?.status === "succeeded")).toHaveLength(0);
+    // Taken over, not added to: the attempts at work stayed within DISPATCH_CONCURRENCY.
+    expect(fast.maxInFlight()).toBe(2);
+  });
+
+  test("past DISPATCH_SLOW_CONCURRENCY spares, hanging attempts keep their slots", async () => {
+    const hanging = [startCountingReceiver(1500), startCountingReceiver(1500)];
+    receivers.push(...hanging);
+    h.store.addWebhook({ id: "hanging-1", url: hanging[0]?.url as string });
+    h.store.addWebhook({ id: "hanging-2", url: hanging[1]?.url as string });
+    await h.start({
+      DISPATCH_CONCURRENCY: "2",
+      DELIVERY_ENDPOINT_CONCURRENCY: "2",
+      DISPATCH_SLOW_CONCURRENCY: "1",
+    });
+    const jobs = ["hanging-1", "hanging-1", "hanging-2", "hanging-2"].map((id) => h.store.addDelivery(id));
+    await enqueueDeliveries(h.queue, jobs);
+    await eventually(() =>
+      expect(jobs.map((j) => h.store.delivery(j.deliveryId)?.status)).toEqual(Array(4).fill("succeeded")),
+    );
+    // Three at once (two slots and one spare); the fourth only once one of the first had answered.
+    const sentAt = hanging
+      .flatMap((r) => r.requests.map((request) => request.receivedAt))
+      .sort((a, b) => a - b);
+    expect((sentAt[2] as number) - (sentAt[0] as number)).toBeLessThan(1400);
+    expect((sentAt[3] as number) - (sentAt[0] as number)).toBeGreaterThanOrEqual(1400);
+  });
+
   test("the per-endpoint limit holds across two dispatchers sharing Redis", async () => {
     const receiver = startCountingReceiver(150);
     receivers.push(receiver);
