@@ -6,7 +6,8 @@
  *    loop at the same concurrency, measured in the same run.
  * 2. Isolation: jobs spread over five receivers; deliveries/s to four of them
  *    while the fifth answers after 10 s, against the same dispatcher with the
- *    fifth answering at once.
+ *    fifth answering at once. Then, once: four of eight receivers answering
+ *    after 10 s (their limits fill all 32 slots), with and without spare workers.
  * Each run prefills the queue (and the delivery log) with more jobs than it
  * can deliver, starts the consumer, lets it warm up, then counts what the
  * measured receivers answered during the window. Rounds repeat all four
@@ -40,8 +41,8 @@ const DISTURBED_SHARE = 0.1;
 const ATTEMPTS = 3;
 const SECRETS_KEY = "bench-secrets-key-bench-secrets-key-0123456789";
 
-/** The receivers, in the receiver process's order: five answering at once, one after SLOW_MS. */
-const RECEIVERS = ["r1", "r2", "r3", "r4", "r5", "slow"] as const;
+/** The receivers, in the receiver process's order: five answering at once, four after SLOW_MS. */
+const RECEIVERS = ["r1", "r2", "r3", "r4", "r5", "slow", "slow2", "slow3", "slow4"] as const;
 type ReceiverId = (typeof RECEIVERS)[number];
 
 interface RunSpec {
@@ -88,6 +89,19 @@ const SPECS = {
     receivers: [...FOUR, "slow"],
     measured: FOUR,
   },
+  fourSlow: {
+    name: `dispatcher, 4 receivers + 4 answering after ${SLOW_MS / 1000} s`,
+    consumer: "dispatcher",
+    receivers: [...FOUR, "slow", "slow2", "slow3", "slow4"],
+    measured: FOUR,
+  },
+  fourSlowNoSpares: {
+    name: `dispatcher, 4 receivers + 4 answering after ${SLOW_MS / 1000} s, DISPATCH_SLOW_CONCURRENCY=0`,
+    consumer: "dispatcher",
+    receivers: [...FOUR, "slow", "slow2", "slow3", "slow4"],
+    measured: FOUR,
+    env: { DISPATCH_SLOW_CONCURRENCY: "0" },
+  },
 } satisfies Record<string, RunSpec>;
 
 const dir = mkdtempSync(join(tmpdir(), "tds-bench-dispatch-"));
@@ -111,7 +125,7 @@ try {
   pinToCore(redisServer.pid, 1);
   const redis = connectRedis(redisServer.url, () => undefined);
   cleanup.push(() => redis.disconnect());
-  const delays = RECEIVERS.map((id) => (id === "slow" ? String(SLOW_MS) : "0"));
+  const delays = RECEIVERS.map((id) => (id.startsWith("slow") ? String(SLOW_MS) : "0"));
   const receivers = await startPinned(1, ["bench/dispatch/receiver.ts", ...delays]);
   cleanup.push(() => receivers.stop());
   const ports = JSON.parse(receivers.firstLine) as number[];
@@ -198,7 +212,7 @@ try {
     return best;
   };
 
-  const bench: DispatchBench = { rounds: [], defaultLimit: null };
+  const bench: DispatchBench = { rounds: [], defaultLimit: null, manySlow: null };
   for (let round = 1; round <= ROUNDS; round++) {
     console.log(`round ${round} of ${ROUNDS}`);
     // The two runs of each comparison swap places every other round: identical runs back to back
@@ -214,6 +228,7 @@ try {
     bench.rounds.push({ bare, dispatcher, allFast, oneSlow });
   }
   bench.defaultLimit = await measure(SPECS.defaultLimit);
+  bench.manySlow = { spares: await measure(SPECS.fourSlow), noSpares: await measure(SPECS.fourSlowNoSpares) };
   const header = [
     "# Dispatcher throughput",
     "",

@@ -13,6 +13,8 @@ export interface RunResult {
 export interface DispatchBench {
   rounds: { bare: RunResult; dispatcher: RunResult; allFast: RunResult; oneSlow: RunResult }[];
   defaultLimit: RunResult | null;
+  /** Half the receivers slow, their limits filling every worker slot: with spare workers and without. */
+  manySlow: { spares: RunResult; noSpares: RunResult } | null;
 }
 
 const pct = (share: number) => `${(share * 100).toFixed(0)}%`;
@@ -40,6 +42,8 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
   const kept = bench.rounds.map((r) => r.oneSlow.perSecond / r.allFast.perSecond);
   const bareMedian = median(bench.rounds.map((r) => r.bare.perSecond));
   const limit = bench.defaultLimit;
+  const allFastMedian = median(bench.rounds.map((r) => r.allFast.perSecond));
+  const manySlow = bench.manySlow;
   return [
     "## One fast receiver, against the bare worker",
     "",
@@ -69,5 +73,21 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
     `of the same run with all answering at once (rounds: ${range(kept)}), a drop of ${pct(Math.max(0, 1 - median(kept)))} (target: at most 10%).`,
     "The reference delivers the fifth receiver's share of the jobs too; with that receiver slow, its jobs beyond",
     "its 8 slots are parked instead (each taken up about once, then queued at the rate it answers), which costs less.",
+    ...(manySlow
+      ? [
+          "",
+          `## Four receivers of eight answering after ${slowMs / 1000} s`,
+          "",
+          "Jobs round-robin over eight webhooks; counted: the four receivers that answer at once. The slow four's",
+          "limits (8 each) add up to all 32 worker slots. Ratio: against the median run above with all five answering at once.",
+          "",
+          ...HEADER,
+          row("–", manySlow.spares, pct(manySlow.spares.perSecond / allFastMedian)),
+          row("–", manySlow.noSpares, pct(manySlow.noSpares.perSecond / allFastMedian)),
+          "",
+          "By default an attempt still waiting for its answer after 0.5 s hands its worker slot to a spare worker",
+          "(`DISPATCH_SLOW_CONCURRENCY`, default 64); with 0, the slow endpoints' attempts keep the slots they hold.",
+        ]
+      : []),
   ];
 }
