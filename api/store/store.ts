@@ -210,6 +210,8 @@ export interface StoreReader {
   countReferencing(tenantId: string, source: ObjectDef, field: FieldDef, uid: string): Promise<number>;
   listConfigVariables(tenantId: string): Promise<ConfigVariable[]>;
   listWebhooks(tenantId: string): Promise<WebhookRecord[]>;
+  /** Changes (grows) whenever any of the tenant's webhooks is added, changed or deleted, by any process. */
+  webhookSetVersion(tenantId: string): Promise<number>;
   findWebhook(tenantId: string, id: string): Promise<WebhookRecord | null>;
   findWebhookByName(tenantId: string, name: string): Promise<WebhookRecord | null>;
   /** A webhook's deliveries, newest first. */

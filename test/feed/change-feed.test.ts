@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 import { graphqlClient } from "../support/graphql.ts";
 import { queuedJobs } from "../support/queue.ts";
@@ -176,5 +178,30 @@ describe("matching committed changes", () => {
         attempts: [],
       }),
     ]);
+  });
+
+  test("webhook changes made by any process take effect at the next batch", async () => {
+    const first = await hook(`subscription { schemaRegions { operation } }`);
+    await mutate(`mutation { schema { insertRegions(input: {Name: "Before", Timezone: "UTC"}) } }`);
+    await t.feed.processBatch();
+    expect(await jobsFor(first)).toHaveLength(1);
+
+    // The dispatcher disables a webhook on 410 Gone through its own connection to the store.
+    const dispatcherStore = openSqliteDeliveryStore(join(t.dataDir, "store.sqlite"));
+    await dispatcherStore.disableWebhook(acme.tenant.id, first, "410 Gone", Date.now());
+    await dispatcherStore.close();
+    await mutate(`mutation { schema { insertRegions(input: {Name: "Disabled", Timezone: "UTC"}) } }`);
+    await t.feed.processBatch();
+    expect(await jobsFor(first)).toHaveLength(1);
+
+    const second = await hook(`subscription { schemaRegions { operation } }`);
+    await mutate(`mutation { schema { insertRegions(input: {Name: "Added", Timezone: "UTC"}) } }`);
+    await t.feed.processBatch();
+    expect(await jobsFor(second)).toHaveLength(1);
+
+    await t.call("DELETE", `/webhooks/${second}`, { token: acme.adminToken });
+    await mutate(`mutation { schema { insertRegions(input: {Name: "Gone", Timezone: "UTC"}) } }`);
+    await t.feed.processBatch();
+    expect(await jobsFor(second)).toHaveLength(1);
   });
 });

@@ -167,6 +167,31 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "webhook set versions",
+    // Whoever writes a webhook (the API, another API process, the dispatcher disabling one on 410 Gone),
+    // its tenant's set version moves: readers cache the set by it instead of listing it for every batch.
+    sql: `
+      CREATE TABLE webhook_set_versions (
+        tenant_id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL
+      );
+      INSERT INTO webhook_set_versions (tenant_id, version) SELECT DISTINCT tenant_id, 1 FROM webhooks;
+      CREATE TRIGGER webhook_inserted AFTER INSERT ON webhooks BEGIN
+        INSERT INTO webhook_set_versions (tenant_id, version) VALUES (NEW.tenant_id, 1)
+          ON CONFLICT (tenant_id) DO UPDATE SET version = version + 1;
+      END;
+      CREATE TRIGGER webhook_updated AFTER UPDATE ON webhooks BEGIN
+        INSERT INTO webhook_set_versions (tenant_id, version) VALUES (NEW.tenant_id, 1)
+          ON CONFLICT (tenant_id) DO UPDATE SET version = version + 1;
+      END;
+      CREATE TRIGGER webhook_deleted AFTER DELETE ON webhooks BEGIN
+        INSERT INTO webhook_set_versions (tenant_id, version) VALUES (OLD.tenant_id, 1)
+          ON CONFLICT (tenant_id) DO UPDATE SET version = version + 1;
+      END;
+    `,
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -6,6 +6,7 @@ import { BOUND_COUNT } from "./record-codec.ts";
 type WebhookMethods = Pick<
   StoreWriter,
   | "listWebhooks"
+  | "webhookSetVersion"
   | "findWebhook"
   | "findWebhookByName"
   | "listDeliveries"
@@ -102,6 +103,9 @@ export function createWebhookSession(db: Database): WebhookMethods {
     list: db.query<WebhookRow, [string]>(
       "SELECT * FROM webhooks WHERE tenant_id = ? ORDER BY created_at, id",
     ),
+    setVersion: db.query<{ version: number }, [string]>(
+      "SELECT version FROM webhook_set_versions WHERE tenant_id = ?",
+    ),
     find: db.query<WebhookRow, [string, string]>("SELECT * FROM webhooks WHERE tenant_id = ? AND id = ?"),
     findByName: db.query<WebhookRow, [string, string]>(
       "SELECT * FROM webhooks WHERE tenant_id = ? AND name = ?",
@@ -134,6 +138,7 @@ export function createWebhookSession(db: Database): WebhookMethods {
 
   return {
     listWebhooks: async (tenantId) => q.list.all(tenantId).map(toWebhook),
+    webhookSetVersion: async (tenantId) => q.setVersion.get(tenantId)?.version ?? 0,
     findWebhook: async (tenantId, id) => {
       const row = q.find.get(tenantId, id);
       return row ? toWebhook(row) : null;
