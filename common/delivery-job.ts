@@ -21,7 +21,7 @@ export const DeliveryJobSchema = z.object({
 
 export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;
 
-/** Queue job id: one job per webhook per mutation, so a re-enqueue is a no-op. */
+/** Queue job id: one job per webhook per mutation, so a re-enqueue while the job is queued is a no-op. */
 export function deliveryJobId(webhookId: string, mutationId: string): string {
   return `${webhookId}.${mutationId}`;
 }

@@ -2,8 +2,9 @@
  * The change feed: reads the change log in commit order from a persisted
  * position, turns each committed mutation into delivery jobs (matcher), logs
  * them as pending deliveries, enqueues them, and only then moves the position
- * on — so a crash anywhere re-reads and re-enqueues (idempotent by job id),
- * never loses. Woken at once after a local commit; polls to catch the rest.
+ * on — so a crash anywhere re-reads and re-enqueues (a job still queued is
+ * not added twice; a finished delivery's job is dropped unsent), never
+ * loses. Woken at once after a local commit; polls to catch the rest.
  *
  * While busy, the position a batch reached is saved in the next batch's own
  * transaction (one commit per batch, not two); it is saved on its own when the
