@@ -163,9 +163,16 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const workers: Worker[] = [];
   /** A BullMQ worker of `slots`, taking jobs at once when `autorun`; the fetcher that starts and stops it. */
   const addWorker = (slots: number, autorun: boolean): Fetcher => {
+    let taking = autorun;
     const fetcher: Fetcher = {
-      start: () => void worker.resume(),
-      stop: () => void worker.pause(true).catch(reportError),
+      start: () => {
+        taking = true;
+        void worker.resume();
+      },
+      stop: () => {
+        taking = false;
+        void worker.pause(true).catch(reportError);
+      },
     };
     // A slow attempt hands this worker's slot to a spare until its answer is in.
     const slowEnded = () => spares.slowEnded(fetcher);
@@ -173,7 +180,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       spares.slowStarted(fetcher);
       return slowEnded;
     };
-    const worker = new Worker(DELIVERY_QUEUE, (job, token, signal) => handle(job, token, signal, onSlow), {
+    // A stopped worker still waiting on Redis may yet take one job (BullMQ's pause does not end the
+    // wait): it goes straight back, unsent, so attempts at work stay within the concurrency.
+    const run = (job: Job<unknown>, token?: string, signal?: AbortSignal) =>
+      taking ? handle(job, token, signal, onSlow) : apply({ kind: "handed-back" }, job, token);
+    const worker = new Worker(DELIVERY_QUEUE, run, {
       connection: redis,
       prefix: keys.bullPrefix,
       concurrency: slots,

@@ -1,5 +1,6 @@
 /** A slow endpoint holds only its own slots: per-endpoint limits in Redis, across dispatchers. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { DeliveryJob } from "../../common/delivery-job.ts";
 import { enqueueDeliveries } from "../../common/delivery-queue.ts";
 import { eventually } from "../support/eventually.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
@@ -55,11 +56,14 @@ describe("endpoint isolation", () => {
   test("attempts hanging at slow endpoints leave the dispatcher's slots to the others", async () => {
     const hanging = [startCountingReceiver(4000), startCountingReceiver(4000)];
     const fast = startCountingReceiver(100);
-    receivers.push(...hanging, fast);
+    const later = startCountingReceiver(100);
+    receivers.push(...hanging, fast, later);
     h.store.addWebhook({ id: "hanging-1", url: hanging[0]?.url as string });
     h.store.addWebhook({ id: "hanging-2", url: hanging[1]?.url as string });
     h.store.addWebhook({ id: "fast", url: fast.url });
-    await h.start({ DISPATCH_CONCURRENCY: "2", DELIVERY_ENDPOINT_CONCURRENCY: "2" });
+    h.store.addWebhook({ id: "later", url: later.url });
+    // An endpoint limit above the dispatcher's concurrency: only DISPATCH_CONCURRENCY bounds the fast ones.
+    await h.start({ DISPATCH_CONCURRENCY: "2", DELIVERY_ENDPOINT_CONCURRENCY: "6" });
     const hangingJobs = ["hanging-1", "hanging-1", "hanging-2", "hanging-2"].map((id) =>
       h.store.addDelivery(id),
     );
@@ -69,15 +73,23 @@ describe("endpoint isolation", () => {
       timeoutMs: 3000,
     });
 
+    const succeeded = (jobs: DeliveryJob[]) => jobs.map((j) => h.store.delivery(j.deliveryId)?.status);
     const fastJobs = Array.from({ length: 6 }, () => h.store.addDelivery("fast"));
     await enqueueDeliveries(h.queue, fastJobs);
-    await eventually(() =>
-      expect(fastJobs.map((j) => h.store.delivery(j.deliveryId)?.status)).toEqual(Array(6).fill("succeeded")),
-    );
-    expect(hangingJobs.filter((j) => h.store.delivery(j.deliveryId)?.status === "succeeded")).toHaveLength(0);
+    await eventually(() => expect(succeeded(fastJobs)).toEqual(Array(6).fill("succeeded")));
+    expect(succeeded(hangingJobs)).not.toContain("succeeded");
     // Taken over, not added to: the attempts at work stayed within DISPATCH_CONCURRENCY.
     expect(fast.maxInFlight()).toBe(2);
-  });
+
+    // Once the hanging attempts have answered, the spares stop: still two at work at most.
+    await eventually(() => expect(succeeded(hangingJobs)).toEqual(Array(4).fill("succeeded")), {
+      timeoutMs: 8000,
+    });
+    const laterJobs = Array.from({ length: 8 }, () => h.store.addDelivery("later"));
+    await enqueueDeliveries(h.queue, laterJobs);
+    await eventually(() => expect(succeeded(laterJobs)).toEqual(Array(8).fill("succeeded")));
+    expect(later.maxInFlight()).toBe(2);
+  }, 20_000);
 
   test("past DISPATCH_SLOW_CONCURRENCY spares, hanging attempts keep their slots", async () => {
     const hanging = [startCountingReceiver(1500), startCountingReceiver(1500)];
