@@ -204,4 +204,51 @@ describe("matching committed changes", () => {
     await t.feed.processBatch();
     expect(await jobsFor(second)).toHaveLength(1);
   });
+
+  test("batches read the webhook rows again only after a webhook changed", async () => {
+    let listed = 0;
+    const app = await createTestApp({}, (store) => ({
+      ...store,
+      listWebhooks: (tenantId: string) => {
+        listed++;
+        return store.listWebhooks(tenantId);
+      },
+    }));
+    try {
+      const tenant = await app.provision("listing");
+      const client = graphqlClient(app, tenant.adminToken);
+      const insert = () =>
+        client(`mutation { schema { insertRegions(input: {Name: "R", Timezone: "UTC"}) } }`);
+      const created = await app.call("POST", "/webhooks", {
+        token: tenant.adminToken,
+        body: {
+          name: "regions",
+          url: "https://receiver.example.com/hook",
+          type: "graphql",
+          query: `subscription { schemaRegions { operation } }`,
+        },
+      });
+      expect(created.status).toBe(201);
+      for (let i = 0; i < 3; i++) {
+        await insert();
+        await app.feed.processBatch();
+      }
+      const afterThree = listed;
+      expect(afterThree).toBeLessThanOrEqual(1);
+      await app.call("PUT", `/webhooks/${created.body.result.id}`, {
+        token: tenant.adminToken,
+        body: {
+          name: "regions",
+          url: "https://receiver.example.com/other",
+          type: "graphql",
+          query: `subscription { schemaRegions { operation } }`,
+        },
+      });
+      await insert();
+      await app.feed.processBatch();
+      expect(listed).toBe(afterThree + 1);
+    } finally {
+      await app.close();
+    }
+  });
 });
