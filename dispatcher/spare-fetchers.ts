@@ -15,6 +15,8 @@ export interface Fetcher {
   start(): void;
   /** Stops taking jobs; the one it runs goes on to its end. */
   stop(): void;
+  /** Whether it is running a job now. */
+  busy(): boolean;
 }
 
 export interface SpareFetchers {
@@ -38,11 +40,14 @@ export function createSpareFetchers(max: number, create: () => Fetcher): SpareFe
   const rebalance = () => {
     const wanted = closed ? 0 : Math.min(slow, max);
     while (running.size < wanted) {
-      let spare = spares.find((s) => !running.has(s));
-      if (!spare) {
+      // A stopped spare still finishing a job would add no capacity before that job ends: idle ones first.
+      const stopped = spares.filter((s) => !running.has(s));
+      let spare = stopped.find((s) => !s.busy());
+      if (!spare && spares.length < max) {
         spare = create();
         spares.push(spare);
       }
+      spare ??= stopped[0] as Fetcher;
       running.add(spare);
       spare.start();
     }

@@ -164,7 +164,9 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   /** A BullMQ worker of `slots`, taking jobs at once when `autorun`; the fetcher that starts and stops it. */
   const addWorker = (slots: number, autorun: boolean): Fetcher => {
     let taking = autorun;
+    let inFlight = 0;
     const fetcher: Fetcher = {
+      busy: () => inFlight > 0,
       start: () => {
         taking = true;
         void worker.resume();
@@ -182,8 +184,15 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     };
     // A stopped worker still waiting on Redis may yet take one job (BullMQ's pause does not end the
     // wait): it goes straight back, unsent, so attempts at work stay within the concurrency.
-    const run = (job: Job<unknown>, token?: string, signal?: AbortSignal) =>
-      taking ? handle(job, token, signal, onSlow) : apply({ kind: "handed-back" }, job, token);
+    const run = async (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
+      if (!taking) return apply({ kind: "handed-back" }, job, token);
+      inFlight++;
+      try {
+        return await handle(job, token, signal, onSlow);
+      } finally {
+        inFlight--;
+      }
+    };
     const worker = new Worker(DELIVERY_QUEUE, run, {
       connection: redis,
       prefix: keys.bullPrefix,

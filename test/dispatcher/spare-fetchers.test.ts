@@ -4,10 +4,10 @@ import { createSpareFetchers, type Fetcher } from "../../dispatcher/spare-fetche
 
 /** Spares that say whether they are taking jobs, and a regular fetcher. */
 function pool(max: number) {
-  const made: { name: string; taking: boolean }[] = [];
+  const made: { name: string; taking: boolean; busy: boolean }[] = [];
   const fetchers: Fetcher[] = [];
   const spares = createSpareFetchers(max, () => {
-    const state = { name: `spare-${made.length + 1}`, taking: false };
+    const state = { name: `spare-${made.length + 1}`, taking: false, busy: false };
     made.push(state);
     const fetcher: Fetcher = {
       start: () => {
@@ -16,12 +16,13 @@ function pool(max: number) {
       stop: () => {
         state.taking = false;
       },
+      busy: () => state.busy,
     };
     fetchers.push(fetcher);
     return fetcher;
   });
   const taking = () => made.filter((s) => s.taking).map((s) => s.name);
-  const regular: Fetcher = { start: () => undefined, stop: () => undefined };
+  const regular: Fetcher = { start: () => undefined, stop: () => undefined, busy: () => true };
   return { spares, taking, made, spare: (i: number) => fetchers[i] as Fetcher, regular };
 }
 
@@ -74,5 +75,20 @@ describe("spare fetchers", () => {
     p.spares.slowStarted(p.regular);
     p.spares.slowEnded(p.regular);
     expect(p.taking()).toEqual([]);
+  });
+
+  test("an idle stopped spare is started before one still finishing its job; a new one before a busy one", () => {
+    const p = pool(3);
+    for (let i = 0; i < 2; i++) p.spares.slowStarted(p.regular);
+    for (let i = 0; i < 2; i++) p.spares.slowEnded(p.regular);
+    expect(p.taking()).toEqual([]);
+    (p.made[0] as { busy: boolean }).busy = true;
+    p.spares.slowStarted(p.regular);
+    expect(p.taking()).toEqual(["spare-2"]);
+    (p.made[1] as { busy: boolean }).busy = true;
+    p.spares.slowStarted(p.regular);
+    expect(p.taking()).toEqual(["spare-2", "spare-3"]);
+    p.spares.slowStarted(p.regular);
+    expect(p.taking()).toEqual(["spare-1", "spare-2", "spare-3"]);
   });
 });
