@@ -184,14 +184,16 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     };
     // A stopped worker still waiting on Redis may yet take one job (BullMQ's pause does not end the
     // wait): it goes straight back, unsent, so attempts at work stay within the concurrency.
-    const run = async (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
+    const settled = () => {
+      inFlight--;
+    };
+    const run = (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
       if (!taking) return apply({ kind: "handed-back" }, job, token);
       inFlight++;
-      try {
-        return await handle(job, token, signal, onSlow);
-      } finally {
-        inFlight--;
-      }
+      const running = handle(job, token, signal, onSlow);
+      // Counted beside the job, not in its way: BullMQ awaits the handler's own promise.
+      running.then(settled, settled);
+      return running;
     };
     const worker = new Worker(DELIVERY_QUEUE, run, {
       connection: redis,
