@@ -182,12 +182,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       spares.slowStarted(fetcher);
       return slowEnded;
     };
-    // A stopped worker still waiting on Redis may yet take one job (BullMQ's pause does not end the
-    // wait): it goes straight back, unsent, so attempts at work stay within the concurrency.
     const settled = () => {
       inFlight--;
     };
     const run = (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
+      // A stopped worker still waiting on Redis may yet take one job (BullMQ's pause does not end the
+      // wait): it goes straight back, unsent, so attempts at work stay within the concurrency.
       if (!taking) return apply({ kind: "handed-back" }, job, token);
       inFlight++;
       const running = handle(job, token, signal, onSlow);
