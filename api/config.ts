@@ -51,6 +51,15 @@ export const ApiConfigSchema = z.object({
    * this. Default 15000.
    */
   FEED_LEASE_MS: positiveInt(15_000),
+  /**
+   * How long finished deliveries (succeeded or failed) and their attempts stay in the delivery log,
+   * in days from their last change. Unfinished ones are kept. Default 30.
+   */
+  DELIVERY_LOG_RETENTION_DAYS: positiveInt(30),
+  /** How long change-log entries stay once the change feed has passed them, in hours. Default 24. */
+  CHANGE_LOG_RETENTION_HOURS: positiveInt(24),
+  /** How often the API deletes what the two retentions let go, in ms (also once at start). Default 600000. */
+  RETENTION_SWEEP_MS: positiveInt(600_000),
   /** Largest accepted request body in bytes. Default 1 MiB. */
 
   MAX_BODY_BYTES: positiveInt(1024 * 1024),

@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const { app, feed, stop } = createApiRuntime(config, services, redis, log);
+  const { app, feed, retention, stop } = createApiRuntime(config, services, redis, log);
 
   try {
     app.listen({
@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   }
   console.log(`API listening on http://${config.HOST}:${app.server?.port}`);
   feed.start();
+  retention.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -1,8 +1,8 @@
 /**
  * Everything the API process runs, assembled from its services and Redis:
  * the tenants' schemas, the delivery queue, the change feed (woken by local
- * commits) and the HTTP app. main.ts listens and starts the feed; tests and
- * benchmarks assemble the same thing.
+ * commits), the retention sweeper and the HTTP app. main.ts listens and starts
+ * the feed and the sweeper; tests and benchmarks assemble the same thing.
  */
 import type Redis from "ioredis";
 import type { Logger } from "../common/log.ts";
@@ -15,7 +15,11 @@ import { createCommitSignal } from "./feed/commit-signal.ts";
 import { createLease } from "./feed/feed-lease.ts";
 import { createWebhookCompiler } from "./feed/webhook-compiler.ts";
 import { createTenantSchemas } from "./graphql/tenant-schemas.ts";
+import { createRetentionSweeper } from "./retention/retention-sweeper.ts";
 import type { CoreServices } from "./services.ts";
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 
 export function createApiRuntime(
   config: Readonly<ApiConfig>,
@@ -39,15 +43,25 @@ export function createApiRuntime(
     idleMs: config.FEED_POLL_MS,
   });
   commits.listen(feed.notify);
+  const retention = createRetentionSweeper({
+    store,
+    log,
+    rules: {
+      deliveryLogMs: config.DELIVERY_LOG_RETENTION_DAYS * DAY_MS,
+      changeLogMs: config.CHANGE_LOG_RETENTION_HOURS * HOUR_MS,
+    },
+    everyMs: config.RETENTION_SWEEP_MS,
+  });
   const app = createApp({ config, redis, log, schemas, deliveryQueue, ...services });
   return {
     app,
     feed,
+    retention,
     schemas,
     deliveryQueue,
-    /** Stops the feed and closes the queue (the caller closes Redis and the store). */
+    /** Stops the feed and the sweeper and closes the queue (the caller closes Redis and the store). */
     async stop(): Promise<void> {
-      await feed.stop();
+      await Promise.all([feed.stop(), retention.stop()]);
       // Redis may be away at shutdown: do not wait on it forever.
       await Promise.race([deliveryQueue.close().catch(() => undefined), Bun.sleep(1000)]);
     },

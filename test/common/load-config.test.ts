@@ -13,6 +13,9 @@ describe("configuration", () => {
       REDIS_PREFIX: "tds",
       LOG_LEVEL: "info",
       MAX_BODY_BYTES: 1_048_576,
+      DELIVERY_LOG_RETENTION_DAYS: 30,
+      CHANGE_LOG_RETENTION_HOURS: 24,
+      RETENTION_SWEEP_MS: 600_000,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -26,6 +29,22 @@ describe("configuration", () => {
       const problems = (error as ConfigError).problems.map((p) => p.split(":")[0]).sort();
       expect(problems).toEqual(["JWT_SECRET", "LOG_LEVEL", "PORT", "REDIS_URL"]);
     }
+  });
+
+  test("retention must be a whole, positive number of days or hours", () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadApiConfig({ REDIS_URL: "redis://x:1", ...env });
+        return [];
+      } catch (error) {
+        return (error as ConfigError).problems.map((p) => p.split(":")[0]);
+      }
+    };
+    expect(problems({ DELIVERY_LOG_RETENTION_DAYS: "0", CHANGE_LOG_RETENTION_HOURS: "1.5" })).toEqual([
+      "DELIVERY_LOG_RETENTION_DAYS",
+      "CHANGE_LOG_RETENTION_HOURS",
+    ]);
+    expect(problems({ DELIVERY_LOG_RETENTION_DAYS: "365", CHANGE_LOG_RETENTION_HOURS: "1" })).toEqual([]);
   });
 
   test("empty values fall back to defaults", () => {

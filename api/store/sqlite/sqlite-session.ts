@@ -10,6 +10,7 @@ import { createCatalogueSession } from "./catalogue-session.ts";
 import { createConfigSession } from "./config-session.ts";
 import { createQuerySession } from "./query-records.ts";
 import { createRecordSession } from "./record-session.ts";
+import { createRetentionSession } from "./retention-session.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
 import { createWebhookSession } from "./webhook-session.ts";
 
@@ -59,6 +60,7 @@ export function createSqliteSession(db: Database): StoreWriter {
     ...createRecordSession(db, storageNo),
     ...createConfigSession(db),
     ...createWebhookSession(db),
+    ...createRetentionSession(db),
     ...createQuerySession(db, (tenantId, object) => tableName(storageNo(tenantId), object)),
     findTenantById: async (tenantId) => mapOrNull(q.tenantById.get(tenantId), toTenant),
     findTenantByName: async (name) => mapOrNull(q.tenantByName.get(name), toTenant),

@@ -1,0 +1,59 @@
+/**
+ * The API process sweeps by itself: with RETENTION_SWEEP_MS short, a finished
+ * delivery created and last changed long ago leaves the delivery log while
+ * the service runs; a recent one stays.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { eventually } from "../support/eventually.ts";
+import { type RunningService, startService } from "../support/service-processes.ts";
+
+const DAY = 86_400_000;
+let service: RunningService;
+
+beforeAll(async () => {
+  service = await startService({ apiEnv: { RETENTION_SWEEP_MS: "100", DELIVERY_LOG_RETENTION_DAYS: "7" } });
+});
+afterAll(() => service.stop());
+
+const api = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${service.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${service.token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads the documented JSON answers
+  return { status: response.status, body: (await response.json()) as any };
+};
+
+test("a running API deletes finished deliveries past DELIVERY_LOG_RETENTION_DAYS", async () => {
+  const created = await api("POST", "/webhooks", {
+    name: "jobs",
+    url: "http://127.0.0.1:9/hook",
+    type: "graphql",
+    query: "subscription { schemaJobs { operation } }",
+  });
+  expect(created.status).toBe(201);
+  const webhookId: string = created.body.result.id;
+  const tenantId = (await api("GET", "/auth/whoami")).body.result.tenantId as string;
+
+  const db = new Database(join(service.dataDir, "store.sqlite"));
+  const insert = db.query(
+    `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'succeeded', '[]', 1, ?, ?, ?)`,
+  );
+  const now = Date.now();
+  for (const [id, at] of [
+    ["eight-days-old", now - 8 * DAY],
+    ["six-days-old", now - 6 * DAY],
+  ] as const)
+    insert.run(tenantId, id, webhookId, `mutation-${id}`, at, at, at);
+  db.close();
+
+  const listed = async () =>
+    ((await api("GET", `/webhooks/${webhookId}/deliveries`)).body.result as { id: string }[]).map(
+      (d) => d.id,
+    );
+  await eventually(async () => expect(await listed()).toEqual(["six-days-old"]), { timeoutMs: 5000 });
+}, 30_000);

@@ -1,0 +1,199 @@
+/**
+ * Retention over a real store file: the sweeper deletes finished deliveries
+ * (with their attempts) past the delivery-log retention and change-log entries
+ * the feed passed past the change-log retention, and nothing else. The
+ * deliveries' attempts are written by the dispatcher's own delivery store; what
+ * is left is read back through the REST API, as an administrator would.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { ChangeEntry } from "../../api/catalogue/record-values.ts";
+import { createRetentionSweeper, type RetentionRules } from "../../api/retention/retention-sweeper.ts";
+import type { DeliveryRecord, DeliveryStatus } from "../../api/store/store.ts";
+import { createLogger } from "../../common/log.ts";
+import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
+import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const RULES: RetentionRules = { deliveryLogMs: 30 * DAY, changeLogMs: 24 * HOUR };
+
+let t: TestApp;
+let acme: ProvisionedTenant;
+let dispatcherStore: DeliveryStore;
+let webhookId = "";
+const now = Date.now();
+
+beforeAll(async () => {
+  t = await createTestApp();
+  acme = await t.provision("acme");
+  dispatcherStore = openSqliteDeliveryStore(join(t.dataDir, "store.sqlite"));
+  const created = await t.call("POST", "/webhooks", {
+    token: acme.adminToken,
+    body: {
+      name: "jobs",
+      url: "http://127.0.0.1:9/hook",
+      type: "graphql",
+      query: "subscription { schemaJobs { operation } }",
+    },
+  });
+  expect(created.status).toBe(201);
+  webhookId = created.body.result.id;
+});
+afterAll(async () => {
+  await dispatcherStore.close();
+  await t.close();
+});
+
+const sweeper = (stepSize: number) =>
+  createRetentionSweeper({
+    store: t.store,
+    log: createLogger("silent"),
+    rules: RULES,
+    everyMs: 60_000,
+    stepSize,
+    now: () => now,
+  });
+
+/**
+ * A delivery created `createdDaysAgo`, whose one attempt (logged by the dispatcher's store)
+ * left it `status` `changedDaysAgo`.
+ */
+async function delivery(
+  id: string,
+  createdDaysAgo: number,
+  status: Exclude<DeliveryStatus, "delivering">,
+  changedDaysAgo: number,
+) {
+  const createdAt = now - createdDaysAgo * DAY;
+  const record: DeliveryRecord = {
+    tenantId: acme.tenant.id,
+    id,
+    webhookId,
+    mutationId: `mutation-${id}`,
+    status: "pending",
+    body: "[]",
+    attempts: 0,
+    committedAt: createdAt,
+    createdAt,
+    updatedAt: createdAt,
+  };
+  await t.store.unitOfWork((tx) => tx.insertDeliveries([record]));
+  const attempt = {
+    startedAt: now - changedDaysAgo * DAY,
+    durationMs: 0,
+    statusCode: status === "succeeded" ? 200 : 500,
+    responseBody: "answer",
+    error: null,
+  };
+  expect(await dispatcherStore.recordAttempt(acme.tenant.id, id, attempt, status)).toBe(1);
+}
+
+const listed = async () => {
+  const answer = await t.call("GET", `/webhooks/${webhookId}/deliveries?limit=100`, {
+    token: acme.adminToken,
+  });
+  expect(answer.status).toBe(200);
+  return (answer.body.result as { id: string; status: string }[]).map((d) => d.id).sort();
+};
+
+const attemptRows = (ids: string[]) => {
+  const db = new Database(join(t.dataDir, "store.sqlite"), { readonly: true });
+  try {
+    const marks = ids.map(() => "?").join(", ");
+    return db
+      .query<{ n: number }, string[]>(
+        `SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id IN (${marks})`,
+      )
+      .get(...ids)?.n;
+  } finally {
+    db.close();
+  }
+};
+
+describe("delivery log retention", () => {
+  test("finished deliveries past the retention leave with their attempts; unfinished and recent ones stay", async () => {
+    // Oldest first: more unfinished deliveries than one step looks at, ahead of the finished ones.
+    await delivery("a-pending-1", 60, "pending", 60);
+    await delivery("a-pending-2", 59, "pending", 59);
+    await delivery("a-pending-3", 58, "pending", 58);
+    await delivery("b-succeeded", 40, "succeeded", 40);
+    await delivery("c-failed", 40, "failed", 31);
+    await delivery("d-retried-lately", 40, "succeeded", 1);
+    await delivery("e-recent", 29, "succeeded", 29);
+    expect(attemptRows(["b-succeeded", "c-failed"])).toBe(2);
+
+    const result = await sweeper(2).sweep();
+
+    expect(result.deliveries).toBe(2);
+    expect(await listed()).toEqual([
+      "a-pending-1",
+      "a-pending-2",
+      "a-pending-3",
+      "d-retried-lately",
+      "e-recent",
+    ]);
+    expect(attemptRows(["b-succeeded", "c-failed"])).toBe(0);
+    expect(attemptRows(["a-pending-1", "d-retried-lately", "e-recent"])).toBe(3);
+    const gone = await t.call("POST", `/webhooks/${webhookId}/deliveries/b-succeeded/retry`, {
+      token: acme.adminToken,
+    });
+    expect(gone.status).toBe(404);
+  });
+
+  test("a second sweep finds nothing more to delete", async () => {
+    expect(await sweeper(2).sweep()).toEqual({ deliveries: 0, changes: 0 });
+    expect((await listed()).length).toBe(5);
+  });
+});
+
+describe("change log retention", () => {
+  const change = (uid: string, hoursAgo: number): ChangeEntry => ({
+    tenantId: acme.tenant.id,
+    objectName: "Jobs",
+    operation: "INSERT",
+    uid,
+    before: null,
+    after: { UID: uid },
+    mutationId: `mutation-${uid}`,
+    sequence: 0,
+    committedAt: now - hoursAgo * HOUR,
+  });
+  const logged = async () => (await t.store.readChanges(0, 100)).map((entry) => entry.uid);
+
+  test("entries the feed passed more than the retention ago are deleted; later or unread ones stay", async () => {
+    const passed = [change("old-1", 50), change("old-2", 49), change("old-3", 48), change("recent", 2)];
+    await t.store.unitOfWork((tx) => tx.appendChanges(passed));
+    const positions = (await t.store.readChanges(0, 100)).map((entry) => entry.position);
+    await t.store.unitOfWork(async (tx) => {
+      await tx.appendChanges([change("old-unread", 30)]);
+      await tx.setFeedPosition("main", positions[positions.length - 1] ?? 0, now);
+    });
+
+    const result = await sweeper(2).sweep();
+
+    expect(result.changes).toBe(3);
+    expect(await logged()).toEqual(["recent", "old-unread"]);
+  });
+
+  test("an old entry committed after a recent one (another process's clock) waits behind it", async () => {
+    await t.store.unitOfWork(async (tx) => {
+      await tx.appendChanges([change("old-skewed", 40)]);
+      const all = await tx.readChanges(0, 100);
+      await tx.setFeedPosition("main", all[all.length - 1]?.position ?? 0, now);
+    });
+    expect((await sweeper(10).sweep()).changes).toBe(0);
+    expect(await logged()).toEqual(["recent", "old-unread", "old-skewed"]);
+  });
+
+  test("with a second feed reader behind, its unread entries stay", async () => {
+    const first = (await t.store.readChanges(0, 100))[0]?.position ?? 0;
+    await t.store.unitOfWork((tx) => tx.setFeedPosition("other", first - 1, now));
+    await t.store.unitOfWork((tx) => tx.appendChanges([change("old-behind", 40)]));
+    const behind = await sweeper(10).sweep();
+    expect(behind.changes).toBe(0);
+    expect(await logged()).toEqual(["recent", "old-unread", "old-skewed", "old-behind"]);
+  });
+});
