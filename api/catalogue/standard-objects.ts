@@ -90,7 +90,7 @@ export const STANDARD_OBJECTS: readonly ObjectDef[] = [
     Address: str,
     Locked: { type: "boolean", defaultValue: false },
     Quantity: { type: "int" },
-    JobAllocationCount: { type: "int", readOnly: true },
+    JobAllocationCount: { type: "int", readOnly: true, defaultValue: 0 },
   }),
   standardObject("JobAllocations", "Job Allocation", {
     Name: { ...str, readOnly: true },

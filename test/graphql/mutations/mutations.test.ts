@@ -129,6 +129,8 @@ describe("atomicity and the change log", () => {
       Name: expect.stringMatching(/^JOB-\d{4}$/),
       JobStatus: "Queued",
       Locked: false,
+      // A count: a job without allocations has 0 of them, not an unknown number.
+      JobAllocationCount: 0,
     });
     expect(entries[2]?.after?.JobAllocationCount).toBe(1);
     expect(entries[3]?.before?.Description).toBe("Fix");
