@@ -1,6 +1,19 @@
-/** Request bodies checked against a zod schema at the trust boundary. */
+/** Request bodies and query strings checked against a zod schema at the trust boundary. */
 import type { z } from "zod";
 import { BadRequestError, ValidationError } from "../../common/errors.ts";
+
+/** The parsed value, or a ValidationError naming `part` and listing every problem. */
+function check<S extends z.ZodType>(schema: S, value: object, part: "body" | "query string"): z.infer<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  throw new ValidationError(
+    `the request ${part} is invalid`,
+    parsed.error.issues.map((issue) => ({
+      path: issue.path.join(".") || `(${part})`,
+      message: issue.message,
+    })),
+  );
+}
 
 /**
  * Parses an already-decoded JSON body.
@@ -10,10 +23,10 @@ export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infe
   if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new BadRequestError("the request body must be a JSON object");
   }
-  const parsed = schema.safeParse(body);
-  if (parsed.success) return parsed.data;
-  throw new ValidationError(
-    "the request body is invalid",
-    parsed.error.issues.map((issue) => ({ path: issue.path.join(".") || "(body)", message: issue.message })),
-  );
+  return check(schema, body, "body");
+}
+
+/** Parses a decoded query string. @throws ValidationError listing every problem. */
+export function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, unknown>): z.infer<S> {
+  return check(schema, { ...query }, "query string");
 }

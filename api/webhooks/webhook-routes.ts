@@ -5,7 +5,7 @@ import { ValidationError } from "../../common/errors.ts";
 
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
-import { parseBody } from "../http/parse-body.ts";
+import { parseBody, parseQuery } from "../http/parse-body.ts";
 import {
   DELIVERY_STATUSES,
   type DeliveryAttempt,
@@ -122,7 +122,7 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
     .get(
       "/:id/deliveries",
       async ({ principal, params, query }) => {
-        const q = parseBody(DeliveryListSchema, { ...query });
+        const q = parseQuery(DeliveryListSchema, query);
         const rows = await webhooks.deliveries(principal.tenantId, params.id, {
           status: q.status,
           since: q.since === undefined ? undefined : Date.parse(q.since),

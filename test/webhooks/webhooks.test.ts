@@ -170,6 +170,17 @@ describe("GET, PUT, DELETE /webhooks/{id}", () => {
     expect((await t.call("GET", "/webhooks", { token })).status).toBe(403);
     expect((await t.call("POST", "/webhooks", { token, body: valid() })).status).toBe(403);
   });
+
+  test("a bad delivery-list query string is named as such, with every problem", async () => {
+    const created = (await admin("POST", "/webhooks", valid())).body.result;
+    const answer = await admin("GET", `/webhooks/${created.id}/deliveries?status=bogus&limit=abc`);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({
+      errorType: "validation_failed",
+      message: "the request query string is invalid",
+    });
+    expect(answer.body.details.map((d: { path: string }) => d.path).sort()).toEqual(["limit", "status"]);
+  });
 });
 
 describe("secrets", () => {
