@@ -34,16 +34,13 @@ export function defineObject(catalogue: Catalogue, input: ObjectInput): ObjectDe
   if (clash)
     problems.push({ path: "name", message: `'${input.name}' would clash with the GraphQL name '${clash}'` });
 
+  // Its fields may refer to the object itself, once it has a name an object can have.
+  const extraTargets = NAME_PATTERN.test(input.name) ? [input.name] : [];
   const id = crypto.randomUUID();
   const fields = systemFields(input.name, id);
   const seen = lower(fields.flatMap(membersOf));
   input.fields.forEach((fieldInput, i) => {
-    const draft = defineField(
-      catalogue,
-      { name: input.name, extraTargets: [input.name] },
-      fieldInput,
-      `fields[${i}].`,
-    );
+    const draft = defineField(catalogue, { name: input.name, extraTargets }, fieldInput, `fields[${i}].`);
     problems.push(...draft.problems);
     if (!draft.field) {
       if (seen.has(fieldInput.name.toLowerCase()))

@@ -304,6 +304,19 @@ describe("bad input", () => {
     expect(await before()).toEqual(start);
   });
 
+  test("an object refused for its name is not offered as a reference target", async () => {
+    const { status, body } = await admin("POST", "/custom/standalone/schemas", {
+      name: "Bad Name",
+      fields: [{ name: "Ref", column: { type: "reference", referenceSchemaName: "Nope" } }],
+    });
+    expect(status).toBe(400);
+    const problem = body.details.find(
+      (d: { path: string }) => d.path === "fields[0].column.referenceSchemaName",
+    );
+    expect(problem.message).toContain("no object named 'Nope'; known: ");
+    expect(problem.message).not.toContain("Bad Name");
+  });
+
   test("names: taken (any case) or standard → 409; reserved or malformed → 400", async () => {
     expect(
       (await admin("POST", "/custom/standalone/schemas", { name: "customexternalobject", fields: [] }))
