@@ -1,18 +1,24 @@
 /** Request bodies and query strings checked against a zod schema at the trust boundary. */
 import type { z } from "zod";
-import { BadRequestError, ValidationError } from "../../common/errors.ts";
+import { BadRequestError, type ErrorDetail, ValidationError } from "../../common/errors.ts";
+
+/** A zod error's issues as error details; an issue of the whole value gets the path `(part)`. */
+export const detailsOf = (error: z.ZodError, part = "body"): ErrorDetail[] =>
+  error.issues.map((issue) => ({ path: issue.path.join(".") || `(${part})`, message: issue.message }));
 
 /** The parsed value, or a ValidationError naming `part` and listing every problem. */
 function check<S extends z.ZodType>(schema: S, value: object, part: "body" | "query string"): z.infer<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new ValidationError(
-    `the request ${part} is invalid`,
-    parsed.error.issues.map((issue) => ({
-      path: issue.path.join(".") || `(${part})`,
-      message: issue.message,
-    })),
-  );
+  throw new ValidationError(`the request ${part} is invalid`, detailsOf(parsed.error, part));
+}
+
+/** An already-decoded body that must be a JSON object. @throws BadRequestError otherwise. */
+export function asJsonObject(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new BadRequestError("the request body must be a JSON object");
+  }
+  return body as Record<string, unknown>;
 }
 
 /**
@@ -20,10 +26,7 @@ function check<S extends z.ZodType>(schema: S, value: object, part: "body" | "qu
  * @throws BadRequestError when there is no JSON object, ValidationError listing every problem.
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
-  if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new BadRequestError("the request body must be a JSON object");
-  }
-  return check(schema, body, "body");
+  return check(schema, asJsonObject(body), "body");
 }
 
 /** Parses a decoded query string. @throws ValidationError listing every problem. */

@@ -5,6 +5,7 @@
  * a path, as the REST answer's `details`.
  */
 import {
+  type DocumentNode,
   type FieldNode,
   type GraphQLError,
   type GraphQLObjectType,
@@ -61,7 +62,18 @@ export function parseSubscription(query: string, schema: GraphQLSchema, catalogu
     return fail([{ path: "query", message: (error as GraphQLError).message }]);
   }
   const problems = validate(schema, document);
-  if (problems.length > 0) return fail(problems.map((p) => ({ path: "query", message: p.message })));
+  if (problems.length > 0) {
+    // The filters are checked too where the root field names an object: every problem at once.
+    const details = problems.map((p): ErrorDetail => ({ path: "query", message: p.message }));
+    for (const root of rootFieldsOf(document)) {
+      const object = catalogue.objects.find((o) => names.subscriptionField(o.name) === root.name.value);
+      if (!object) continue;
+      const args = argumentsOf(root);
+      checkFilter(args, "filter", object, catalogue, details);
+      checkFilter(args, "extendedFilter", object, catalogue, details);
+    }
+    return fail(details);
+  }
   const operations = document.definitions.filter(
     (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
   );
@@ -84,31 +96,10 @@ export function parseSubscription(query: string, schema: GraphQLSchema, catalogu
     (o) => names.subscriptionField(o.name) === root.name.value,
   ) as ObjectDef;
 
-  const args = new Map((root.arguments ?? []).map((arg) => [arg.name.value, arg.value]));
+  const args = argumentsOf(root);
   const details: ErrorDetail[] = [];
-  const filterArg = (name: "filter" | "extendedFilter") => {
-    const value = args.get(name);
-    if (!value || value.kind === Kind.NULL) return null;
-    if (value.kind !== Kind.STRING) {
-      details.push({ path: name, message: "must be a string literal" });
-      return null;
-    }
-    try {
-      return prepareFilter(value.value, object, catalogue, {
-        mode: name === "filter" ? "filter" : "extended",
-      });
-    } catch (error) {
-      if (!(error instanceof FilterParseError || error instanceof UnknownFieldError)) throw error;
-      const position = error.position;
-      details.push({
-        path: name,
-        message: position ? `${error.message} (offset ${position.offset})` : error.message,
-      });
-      return null;
-    }
-  };
-  const filter = filterArg("filter");
-  const extendedFilter = filterArg("extendedFilter");
+  const filter = checkFilter(args, "filter", object, catalogue, details);
+  const extendedFilter = checkFilter(args, "extendedFilter", object, catalogue, details);
   for (const [path, checked] of [
     ["filter", filter],
     ["extendedFilter", extendedFilter],
@@ -145,6 +136,47 @@ export function parseSubscription(query: string, schema: GraphQLSchema, catalogu
   const data = members.find((m) => m.kind === "data");
   const watched = data && "fields" in data ? data.fields.map((f) => f.field) : [];
   return { object, rootKey, operations: operationSet, filter, extendedFilter, members, watched };
+}
+
+type Arguments = ReadonlyMap<string, ValueNode>;
+
+const argumentsOf = (field: FieldNode): Arguments =>
+  new Map((field.arguments ?? []).map((arg) => [arg.name.value, arg.value]));
+
+/** The root fields written directly in the document's operations (what a subscription's root should be). */
+function rootFieldsOf(document: DocumentNode): FieldNode[] {
+  return document.definitions.flatMap((d) =>
+    d.kind === Kind.OPERATION_DEFINITION
+      ? d.selectionSet.selections.filter((s): s is FieldNode => s.kind === Kind.FIELD)
+      : [],
+  );
+}
+
+/** The filter argument `name` checked against `object`; null (with a detail added) when it is not valid. */
+function checkFilter(
+  args: Arguments,
+  name: "filter" | "extendedFilter",
+  object: ObjectDef,
+  catalogue: Catalogue,
+  details: ErrorDetail[],
+): CheckedFilter | null {
+  const value = args.get(name);
+  if (!value || value.kind === Kind.NULL) return null;
+  if (value.kind !== Kind.STRING) {
+    details.push({ path: name, message: "must be a string literal" });
+    return null;
+  }
+  try {
+    return prepareFilter(value.value, object, catalogue, { mode: name === "filter" ? "filter" : "extended" });
+  } catch (error) {
+    if (!(error instanceof FilterParseError || error instanceof UnknownFieldError)) throw error;
+    const position = error.position;
+    details.push({
+      path: name,
+      message: position ? `${error.message} (offset ${position.offset})` : error.message,
+    });
+    return null;
+  }
 }
 
 function operationsOf(value: ValueNode | undefined): ReadonlySet<ChangeOperation> | null {

@@ -12,7 +12,7 @@ import {
   type DeliveryRecord,
   type WebhookRecord,
 } from "../store/store.ts";
-import { WebhookInputSchema } from "./webhook-input.ts";
+import { readWebhookInput } from "./webhook-input.ts";
 import type { WebhookService } from "./webhook-service.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -81,10 +81,7 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
     .post(
       "/",
       async ({ principal, body, set }) => {
-        const { webhook, secret } = await webhooks.create(
-          principal.tenantId,
-          parseBody(WebhookInputSchema, body),
-        );
+        const { webhook, secret } = await webhooks.create(principal.tenantId, readWebhookInput(body));
         set.status = 201;
         return { result: { ...webhookView(webhook), secret } };
       },
@@ -105,9 +102,7 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
     .put(
       "/:id",
       async ({ principal, params, body }) => ({
-        result: webhookView(
-          await webhooks.replace(principal.tenantId, params.id, parseBody(WebhookInputSchema, body)),
-        ),
+        result: webhookView(await webhooks.replace(principal.tenantId, params.id, readWebhookInput(body))),
       }),
       admin,
     )

@@ -12,7 +12,7 @@ import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
 import type { DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
 import { parseSubscription } from "./parse-subscription.ts";
-import type { WebhookInput } from "./webhook-input.ts";
+import type { WebhookDraft, WebhookInput } from "./webhook-input.ts";
 
 export interface WebhookServiceDeps {
   store: Store;
@@ -37,10 +37,10 @@ export function createWebhookService({
   redeliver,
   now = Date.now,
 }: WebhookServiceDeps) {
-  /** Every problem of a definition, as details. */
-  async function check(tenantId: string, input: WebhookInput): Promise<void> {
+  /** Problems of a definition's URL: its scheme and form. */
+  function urlProblems(url: string): ErrorDetail[] {
     const details: ErrorDetail[] = [];
-    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(input.url)?.[1]?.toLowerCase();
+    const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
     if (scheme !== "https" && !(allowHttp && scheme === "http")) {
       details.push({
         path: "url",
@@ -48,14 +48,25 @@ export function createWebhookService({
       });
     }
     try {
-      new URL(input.url.replace(/\{\{[^}]*\}\}/g, "x"));
+      new URL(url.replace(/\{\{[^}]*\}\}/g, "x"));
     } catch {
       details.push({ path: "url", message: "is not a valid URL" });
     }
+    return details;
+  }
+
+  /**
+   * The definition, once every problem of it is known to be none: the body's shape, and of the
+   * parts well-formed on their own, the URL, the variables and the subscription.
+   * @throws ValidationError listing them all.
+   */
+  async function check(tenantId: string, draft: WebhookDraft): Promise<WebhookInput> {
+    const { url, headers = {}, query } = draft.parts;
+    const details = [...draft.problems, ...(url === undefined ? [] : urlProblems(url))];
     const defined = new Set((await store.listConfigVariables(tenantId)).map((variable) => variable.key));
     const texts: [string, string][] = [
-      ["url", input.url],
-      ...Object.entries(input.headers).map(([name, value]): [string, string] => [`headers.${name}`, value]),
+      ...(url === undefined ? [] : [["url", url] as [string, string]]),
+      ...Object.entries(headers).map(([name, value]): [string, string] => [`headers.${name}`, value]),
     ];
     for (const [path, text] of texts) {
       const missing = templateVariables(text).filter((name) => !defined.has(name));
@@ -65,14 +76,18 @@ export function createWebhookService({
           message: `undefined config variable${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`,
         });
     }
-    const catalogue = await catalogues.get(tenantId);
-    try {
-      parseSubscription(input.query, schemas.get(catalogue).schema, catalogue);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      details.push(...(error.details ?? []));
+    if (query !== undefined) {
+      const catalogue = await catalogues.get(tenantId);
+      try {
+        parseSubscription(query, schemas.get(catalogue).schema, catalogue);
+      } catch (error) {
+        if (!(error instanceof ValidationError)) throw error;
+        details.push(...(error.details ?? []));
+      }
     }
-    if (details.length > 0) throw new ValidationError("the webhook definition is invalid", details);
+    if (details.length > 0 || !draft.input)
+      throw new ValidationError("the webhook definition is invalid", details);
+    return draft.input;
   }
 
   async function load(tenantId: string, id: string): Promise<WebhookRecord> {
@@ -83,8 +98,8 @@ export function createWebhookService({
 
   return {
     /** Creates the webhook. @returns it with its signing secret in clear (shown this once). */
-    async create(tenantId: string, input: WebhookInput): Promise<{ webhook: WebhookRecord; secret: string }> {
-      await check(tenantId, input);
+    async create(tenantId: string, draft: WebhookDraft): Promise<{ webhook: WebhookRecord; secret: string }> {
+      const input = await check(tenantId, draft);
       const secret = `whsec_${randomBytes(24).toString("base64")}`;
       const id = crypto.randomUUID();
       const webhook: WebhookRecord = {
@@ -110,9 +125,9 @@ export function createWebhookService({
     get: load,
 
     /** Replaces the definition (the secret stays); re-enables a disabled webhook. */
-    async replace(tenantId: string, id: string, input: WebhookInput): Promise<WebhookRecord> {
+    async replace(tenantId: string, id: string, draft: WebhookDraft): Promise<WebhookRecord> {
       await load(tenantId, id);
-      await check(tenantId, input);
+      const input = await check(tenantId, draft);
       return store.unitOfWork(async (tx) => {
         const existing = await tx.findWebhook(tenantId, id);
         if (!existing) throw new NotFoundError(`no webhook with id '${id}'`);

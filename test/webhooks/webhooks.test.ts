@@ -108,6 +108,33 @@ describe("POST /webhooks", () => {
     });
   }
 
+  test("every problem is told at once, whichever part of the body is malformed", async () => {
+    const problemsOf = async (over: Record<string, unknown>) =>
+      ((await admin("POST", "/webhooks", valid(over))).body.details as { path: string; message: string }[])
+        .map((d) => `${d.path}: ${d.message}`)
+        .sort();
+    const shapeAndMore = await problemsOf({
+      name: "",
+      headers: { "Bad Header": "x" },
+      url: "ftp://{{ NOPE }}/x",
+      query: "subscription { schemaJobz { operation } }",
+    });
+    expect(shapeAndMore).toEqual([
+      "headers.Bad Header: not a valid header name",
+      expect.stringMatching(/^name: /),
+      expect.stringMatching(/^query: .*schemaJobz/),
+      "url: must start with https://",
+      "url: undefined config variable: NOPE",
+    ]);
+    const selectionAndFilter = await problemsOf({
+      query: `subscription { schemaJobs(filter: "JobStatu == 1") { data { UID Region { Name } } } }`,
+    });
+    expect(selectionAndFilter).toEqual([
+      expect.stringMatching(/^filter: .*JobStatu/),
+      expect.stringMatching(/^query: .*Region/),
+    ]);
+  });
+
   test("filter errors carry their position", async () => {
     const { body } = await admin(
       "POST",
