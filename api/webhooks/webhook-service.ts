@@ -96,6 +96,18 @@ export function createWebhookService({
     return webhook;
   }
 
+  /** The webhook, when it takes deliveries: a disabled one would fail every redelivery at once. */
+  async function loadEnabled(tenantId: string, id: string): Promise<WebhookRecord> {
+    const webhook = await load(tenantId, id);
+    if (!webhook.enabled) {
+      const why = webhook.disabledReason ? ` (${webhook.disabledReason})` : "";
+      throw new ConflictError(
+        `the webhook is disabled${why}; PUT its definition to enable it again, then redeliver`,
+      );
+    }
+    return webhook;
+  }
+
   return {
     /** Creates the webhook. @returns it with its signing secret in clear (shown this once). */
     async create(tenantId: string, draft: WebhookDraft): Promise<{ webhook: WebhookRecord; secret: string }> {
@@ -162,9 +174,9 @@ export function createWebhookService({
       return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] }));
     },
 
-    /** Redelivers one delivery (whatever its status). */
+    /** Redelivers one delivery (whatever its status) of an enabled webhook. */
     async retry(tenantId: string, webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
-      await load(tenantId, webhookId);
+      await loadEnabled(tenantId, webhookId);
       const delivery = await store.findDelivery(tenantId, deliveryId);
       if (!delivery || delivery.webhookId !== webhookId)
         throw new NotFoundError(`no delivery with id '${deliveryId}'`);
@@ -173,9 +185,9 @@ export function createWebhookService({
       return { ...delivery, status: "pending" };
     },
 
-    /** Redelivers every failed delivery created since `since`. @returns how many. */
+    /** Redelivers every failed delivery created since `since`, of an enabled webhook. @returns how many. */
     async recover(tenantId: string, webhookId: string, since: number): Promise<number> {
-      await load(tenantId, webhookId);
+      await loadEnabled(tenantId, webhookId);
       const failed: DeliveryRecord[] = [];
       let before: DeliveryQuery["before"];
       for (;;) {

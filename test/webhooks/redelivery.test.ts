@@ -149,4 +149,37 @@ describe("deliveries end to end", () => {
     expect(receiver.requests[0]?.path).toBe("/edited");
     expect(receiver.requests[0]?.headers["x-team"]).toBe("dev");
   });
+
+  test("a webhook disabled by 410 Gone refuses redelivery until its definition is PUT again", async () => {
+    status = 410;
+    const since = new Date().toISOString();
+    await insertRegion("Gone");
+    await eventually(
+      async () => expect((await admin("GET", `/webhooks/${webhookId}`)).body.result.enabled).toBe(false),
+      { timeoutMs: 5000 },
+    );
+    const [gone] = await deliveries(webhookId);
+    expect(gone?.status).toBe("failed");
+    for (const refused of [
+      await admin("POST", `/webhooks/${webhookId}/recover`, { since }),
+      await admin("POST", `/webhooks/${webhookId}/deliveries/${gone?.id}/retry`),
+    ]) {
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({
+        errorType: "conflict",
+        message: expect.stringContaining("disabled"),
+      });
+    }
+    expect((await deliveries(webhookId))[0]?.status).toBe("failed");
+
+    status = 200;
+    expect((await admin("PUT", `/webhooks/${webhookId}`, regionsHook("/edited", "dev"))).status).toBe(200);
+    const recovered = await admin("POST", `/webhooks/${webhookId}/recover`, { since });
+    expect(recovered.body.result).toEqual({ requeued: 1 });
+    await eventually(
+      async () =>
+        expect((await deliveries(webhookId))[0]).toMatchObject({ id: gone?.id, status: "succeeded" }),
+      { timeoutMs: 5000 },
+    );
+  });
 });
