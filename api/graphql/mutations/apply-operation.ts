@@ -173,7 +173,7 @@ async function toValues(
 ): Promise<RecordValues> {
   const values: RecordValues = {};
   for (const field of object.fields) {
-    const member = field.type === "reference" ? names.referenceId(field.name) : field.name;
+    const member = memberOf(field);
     if (!(member in input)) continue;
     const value = (input[member] ?? null) as FieldValue;
     values[field.name] =
@@ -232,14 +232,23 @@ async function assertUnique(
   }
 }
 
+/** A field's member in the GraphQL input: a reference is given by its `<Name>Id`. */
+const memberOf = (field: FieldDef) =>
+  field.type === "reference" ? names.referenceId(field.name) : field.name;
+
+/** @throws ValidationError listing `problems` (found by field name) at the input members the client wrote. */
 function assertValid(
   object: ObjectDef,
   _given: RecordValues,
   problems: { path: string; message: string }[],
 ): void {
   if (problems.length === 0) return;
-  const summary = problems.map((p) => `${p.path} ${p.message}`).join("; ");
-  throw new ValidationError(`invalid ${object.name}: ${summary}`, problems);
+  const byMember = problems.map((problem) => {
+    const field = object.fields.find((f) => f.name === problem.path);
+    return field ? { ...problem, path: memberOf(field) } : problem;
+  });
+  const summary = byMember.map((p) => `${p.path} ${p.message}`).join("; ");
+  throw new ValidationError(`invalid ${object.name}: ${summary}`, byMember);
 }
 
 /** Derived fields of standard objects. */

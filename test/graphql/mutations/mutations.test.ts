@@ -93,7 +93,12 @@ describe("atomicity and the change log", () => {
     expect(result.data).toBeNull();
     expect(result.errors?.[0]?.path).toEqual(["schema", "c"]);
     expect(result.errors?.[0]?.extensions.code).toBe("VALIDATION_FAILED");
-    expect(result.errors?.[0]?.message).toContain("Region is required");
+    // Named as the input names it: a reference is given by its <Name>Id.
+    expect(result.errors?.[0]?.message).toContain("RegionId is required");
+    expect(result.errors?.[0]?.extensions.details).toContainEqual({
+      path: "RegionId",
+      message: "is required",
+    });
     expect((await changeLog(t, acme.tenant.id)).length).toBe(logBefore);
   });
 
