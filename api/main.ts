@@ -31,6 +31,10 @@ async function main(): Promise<void> {
     console.log(
       `Administrator token for tenant 'default' (shown once, keep it like a password):\n${token.token}`,
     );
+  } else {
+    console.log(
+      "The first start's administrator token still works; another: npm run admin -- mint-token --tenant default --user admin",
+    );
   }
 
   const { app, feed, retention, stop } = createApiRuntime(config, services, redis, log);

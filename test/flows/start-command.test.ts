@@ -74,8 +74,9 @@ describe("start command", () => {
     await stop(proc, children);
   }, 30_000);
 
-  test("a restart on the same data prints no new token and keeps the old one valid", () => {
+  test("a restart on the same data prints no new token, only how to mint one", () => {
     expect(launchOutput).not.toContain("Administrator token");
+    expect(launchOutput).toContain("npm run admin -- mint-token --tenant default --user admin");
   });
 });
 
