@@ -1,15 +1,13 @@
 /**
  * Sends one DeliveryRequest: the URL's host is resolved and checked by the
- * SSRF guard, then the POST goes to a checked address over the HTTP/1.1
- * client (http1/; Host header and TLS server name set to the URL's host, so
- * virtual hosting and certificate checks work as usual). Out comes an
- * AttemptResult; it never throws.
+ * SSRF guard, then the POST goes to a checked address (Host header and TLS
+ * server name set to the URL's host, so virtual hosting and certificate
+ * checks work as usual). Out comes an AttemptResult; it never throws.
  */
 
 import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryRequest } from "./build-request.ts";
-import type { HeaderLookup, SendError } from "./classify-response.ts";
-import { createHttp1Client } from "./http1/http1-client.ts";
+import type { SendError } from "./classify-response.ts";
 import type { DestinationPolicy } from "./ssrf/destination-policy.ts";
 import { parseIp } from "./ssrf/ip-address.ts";
 import {
@@ -29,7 +27,7 @@ export interface AttemptResult {
   durationMs: number;
   /** The HTTP status, when an answer came. */
   status: number | null;
-  headers: HeaderLookup | null;
+  headers: Headers | null;
   /** The first RESPONSE_BODY_LIMIT bytes of the answer's body, as text. */
   responseBody: string | null;
   /** Why no answer came. */
@@ -62,29 +60,33 @@ const UNREACHED = new Set([
 
 const utf8 = new TextDecoder();
 
-/** How long a connection to a receiver stays open unused (under the usual 5 s of servers' keep-alive). */
-const IDLE_CONNECTION_MS = 4000;
+/** Reads at most `limit` bytes of a body and drops the rest. */
+function readHead(response: Response, limit: number): Promise<string> {
+  // Most receivers answer a few bytes with a length: read those whole (no more than `limit` bytes),
+  // without a stream (`body` itself makes one).
+  const length = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (length <= limit) return response.text().catch(() => "");
+  return response.body ? readStreamHead(response.body, limit) : Promise.resolve("");
+}
 
-/** The answer's headers, looked up by lower-case name. */
-const headerLookup = (headers: readonly [string, string][]): HeaderLookup => ({
-  get: (name) => headers.find(([n]) => n === name)?.[1] ?? null,
-});
-
-/** The request's bytes: a POST of `body` to `url`'s path, with Host and Content-Length, then `headers`. */
-function serialise(url: URL, headers: Headers, body: string): Uint8Array {
-  let head = `POST ${url.pathname}${url.search} HTTP/1.1\r\nhost: ${url.host}\r\ncontent-length: ${Buffer.byteLength(body)}\r\n`;
-  if ((url.username || url.password) && !headers.has("authorization")) {
-    const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
-    head += `authorization: Basic ${Buffer.from(credentials).toString("base64")}\r\n`;
+/** The first `limit` bytes of a body of unknown or larger length; the rest is cancelled. */
+async function readStreamHead(body: ReadableStream<Uint8Array>, limit: number): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // A body cut off (timeout, reset) keeps what arrived; the status already tells the outcome.
+  } finally {
+    reader.cancel().catch(() => undefined);
   }
-  headers.forEach((value, name) => {
-    if (name !== "host" && name !== "content-length") head += `${name}: ${value}\r\n`;
-  });
-  head += "\r\n";
-  // Header values are byte strings (Headers refused anything else), sent a byte a character; the body is UTF-8.
-  return Buffer.byteLength(head) === head.length
-    ? Buffer.from(head + body)
-    : Buffer.concat([Buffer.from(head, "latin1"), Buffer.from(body)]);
+  return utf8.decode(Buffer.concat(chunks).subarray(0, limit));
 }
 
 /** IP-literal destinations whose check is remembered; beyond this many, the oldest is forgotten. */
@@ -92,6 +94,13 @@ const REMEMBERED_LITERALS = 1024;
 
 /** The URL's host without the brackets of an IPv6 literal. */
 const hostOf = (url: URL) => (url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname);
+
+/** `url` with its host replaced by `address`; everything else (path, query, credentials) kept. */
+function pinnedUrl(url: URL, address: string): URL {
+  const pinned = new URL(url);
+  pinned.hostname = parseIp(address)?.version === 6 ? `[${address}]` : address;
+  return pinned;
+}
 
 const describe = (error: unknown): { code: string | undefined; message: string } => {
   const code = (error as { code?: string }).code;
@@ -118,14 +127,22 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
     return checked;
   };
 
-  const client = createHttp1Client({ keep: RESPONSE_BODY_LIMIT, idleMs: IDLE_CONNECTION_MS });
-  // Pinned to a checked address; Host and the TLS server name name the URL's host (virtual hosting, certificates).
   const post = (request: DeliveryRequest, address: string, signal: AbortSignal) => {
-    const { url } = request;
-    const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
-    const tls =
-      url.protocol === "https:" ? { serverName: hostOf(url), ...(tlsCa ? { ca: tlsCa } : {}) } : null;
-    return client.send({ address, port, tls }, serialise(url, request.headers, request.body), signal);
+    const { url, headers } = request;
+    const https = url.protocol === "https:";
+    const pinned = hostOf(url) !== address;
+    // Pinned to a resolved address: Host and the TLS server name still name the URL's host (the
+    // attempt's own headers, built for it). A literal address needs neither: fetch derives both.
+    if (pinned) headers.set("host", url.host);
+    const tls = https && pinned ? { serverName: url.hostname } : {};
+    return fetch(pinned ? pinnedUrl(url, address) : url, {
+      method: "POST",
+      headers,
+      body: request.body,
+      redirect: "manual",
+      signal,
+      ...(https ? { tls: { ...tls, ...(tlsCa ? { ca: tlsCa } : {}) } } : {}),
+    });
   };
 
   return async (request, outer) => {
@@ -168,11 +185,8 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
       for (const address of addresses) {
         try {
           const response = await post(request, address, signal);
-          return result({
-            status: response.status,
-            headers: headerLookup(response.headers),
-            responseBody: utf8.decode(response.body),
-          });
+          const responseBody = await readHead(response, RESPONSE_BODY_LIMIT);
+          return result({ status: response.status, headers: response.headers, responseBody });
         } catch (error) {
           lastError = error;
           if (signal.aborted || !UNREACHED.has(describe(error).code ?? "")) break;
