@@ -46,6 +46,17 @@ describe("GET /graphql/schema", () => {
     expect(after.headers.get("etag")).not.toBe(before.headers.get("etag"));
   });
 
+  test("required fields say so in the input types", async () => {
+    const schema = buildSchema((await getSchema()).body);
+    const required = (type: string, field: string) =>
+      (schema.getType(type) as { getFields(): Record<string, { description?: string | null }> })
+        .getFields()
+        [field]?.description?.includes("Required") ?? false;
+    expect(required("NewRegions", "Timezone")).toBe(true);
+    expect(required("NewJobs", "RegionId")).toBe(true);
+    expect(required("NewJobs", "Description")).toBe(false);
+  });
+
   test("every role may read it; no token may not", async () => {
     const { token } = await t.addUser(acme.tenant.id, ["resource"]);
     expect((await t.call("GET", "/graphql/schema", { token })).status).toBe(200);

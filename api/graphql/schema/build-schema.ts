@@ -235,8 +235,17 @@ function mutationFields(
   resolvers: SchemaResolvers,
 ): GraphQLFieldConfigMap<unknown, unknown> {
   const writable = object.fields.filter(isWritable);
+  // Nullable in the types (an update sets only what it names), so the rule is told in words.
+  const inputDescription = (field: FieldDef) => {
+    const own = describe(field);
+    if (!field.required) return own;
+    return `${own ? `${own}. ` : ""}Required: an insert or upsert must set it; an update cannot clear it.`;
+  };
   const inputFields = Object.fromEntries(
-    writable.map((field) => [memberName(field), { type: scalarType(field), description: describe(field) }]),
+    writable.map((field) => [
+      memberName(field),
+      { type: scalarType(field), description: inputDescription(field) },
+    ]),
   );
   const updateInput = new GraphQLInputObjectType({
     name: names.updateInput(object.name),
