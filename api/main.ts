@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     );
   } else {
     console.log(
-      "The first start's administrator token still works; another: npm run admin -- mint-token --tenant default --user admin",
+      "An administrator token is printed on the first start only; to mint another: npm run admin -- mint-token --tenant default --user admin",
     );
   }
 
