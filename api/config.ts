@@ -56,7 +56,7 @@ export const ApiConfigSchema = z.object({
    * in days from their last change. Unfinished ones are kept. Default 30.
    */
   DELIVERY_LOG_RETENTION_DAYS: positiveInt(30),
-  /** How long change-log entries stay once the change feed has passed them, in hours. Default 24. */
+  /** How long change-log entries stay after their commit (and until the change feed has passed them), in hours. Default 24. */
   CHANGE_LOG_RETENTION_HOURS: positiveInt(24),
   /** How often the API deletes what the two retentions let go, in ms (also once at start). Default 600000. */
   RETENTION_SWEEP_MS: positiveInt(600_000),
