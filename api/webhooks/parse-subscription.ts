@@ -29,7 +29,7 @@ import type { ChangeOperation } from "../catalogue/record-values.ts";
 import { prepareFilter } from "../graphql/filter/check-filter.ts";
 import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
 import { filterNeeds } from "../graphql/filter/filter-needs.ts";
-import { names } from "../graphql/schema/naming.ts";
+import { memberName, names } from "../graphql/schema/naming.ts";
 
 /** One selected member of the change event, by response key. */
 export type Member =
@@ -122,9 +122,7 @@ export function parseSubscription(query: string, schema: GraphQLSchema, catalogu
           ([fieldKey, [fieldNode]]) => {
             const name = fieldNode?.name.value ?? "";
             if (name === "__typename") return [];
-            const field = object.fields.find(
-              (f) => (f.type === "reference" ? names.referenceId(f.name) : f.name) === name,
-            );
+            const field = object.fields.find((f) => memberName(f) === name);
             return field ? [{ key: fieldKey, field: field.name }] : [];
           },
         );

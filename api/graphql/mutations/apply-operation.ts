@@ -15,7 +15,7 @@ import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.t
 import { defaultRecordValue } from "../../catalogue/field-values.ts";
 import type { ChangeEntry, FieldValue, RecordValues } from "../../catalogue/record-values.ts";
 import type { StoreWriter } from "../../store/store.ts";
-import { names } from "../schema/naming.ts";
+import { memberName, names } from "../schema/naming.ts";
 import type { MutationContext, PlannedOperation } from "./operation.ts";
 import { checkFieldValues, checkRecordRules, missingRequired } from "./validate-input.ts";
 
@@ -173,7 +173,7 @@ async function toValues(
 ): Promise<RecordValues> {
   const values: RecordValues = {};
   for (const field of object.fields) {
-    const member = memberOf(field);
+    const member = memberName(field);
     if (!(member in input)) continue;
     const value = (input[member] ?? null) as FieldValue;
     values[field.name] =
@@ -232,10 +232,6 @@ async function assertUnique(
   }
 }
 
-/** A field's member in the GraphQL input: a reference is given by its `<Name>Id`. */
-const memberOf = (field: FieldDef) =>
-  field.type === "reference" ? names.referenceId(field.name) : field.name;
-
 /** @throws ValidationError listing `problems` (found by field name) at the input members the client wrote. */
 function assertValid(
   object: ObjectDef,
@@ -245,7 +241,7 @@ function assertValid(
   if (problems.length === 0) return;
   const byMember = problems.map((problem) => {
     const field = object.fields.find((f) => f.name === problem.path);
-    return field ? { ...problem, path: memberOf(field) } : problem;
+    return field ? { ...problem, path: memberName(field) } : problem;
   });
   const summary = byMember.map((p) => `${p.path} ${p.message}`).join("; ");
   throw new ValidationError(`invalid ${object.name}: ${summary}`, byMember);

@@ -8,7 +8,7 @@
 import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from "graphql";
 import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import type { JoinedLookup } from "../../store/store.ts";
-import { names } from "../schema/naming.ts";
+import { memberName } from "../schema/naming.ts";
 
 type Fragments = Record<string, FragmentDefinitionNode>;
 
@@ -41,7 +41,7 @@ function membersOf(object: ObjectDef): Map<string, FieldDef> {
   if (!members) {
     members = new Map();
     for (const field of object.fields) {
-      members.set(field.type === "reference" ? names.referenceId(field.name) : field.name, field);
+      members.set(memberName(field), field);
       if (field.type === "reference") members.set(field.name, field);
     }
     memberMaps.set(object, members);

@@ -22,7 +22,7 @@ import {
   GraphQLString,
 } from "graphql";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import { names, reverseReferences } from "./naming.ts";
+import { memberName, names, reverseReferences } from "./naming.ts";
 import {
   BigDecimalScalar,
   DurationScalar,
@@ -78,8 +78,6 @@ function scalarType(field: FieldDef) {
   }
 }
 
-const memberName = (field: FieldDef) =>
-  field.type === "reference" ? names.referenceId(field.name) : field.name;
 const describe = (field: FieldDef) => field.description ?? field.label ?? undefined;
 const isWritable = (field: FieldDef) => !field.readOnly && !field.system;
 

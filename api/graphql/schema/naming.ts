@@ -21,6 +21,10 @@ export const names = {
   referenceId: (field: string) => `${field}Id`,
 };
 
+/** A field's member in the record types and inputs: its name, or for a reference `<Name>Id`. */
+export const memberName = (field: Pick<FieldDef, "type" | "name">) =>
+  field.type === "reference" ? names.referenceId(field.name) : field.name;
+
 /** Type names the schema always has, whatever the catalogue. */
 export const FIXED_TYPE_NAMES = [
   "Query",
