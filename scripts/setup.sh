@@ -1,12 +1,13 @@
 #!/bin/sh
 # Installs what the service needs and is missing: npm packages (Bun among them) and redis-server.
-# Idempotent and quiet when everything is already there.
+# Idempotent and quiet when everything is already there. Installs exactly the lockfile (npm ci), so
+# the tree stays clean; the lockfile carries every platform's optional packages.
 set -e
 cd "$(dirname "$0")/.."
 
 if [ ! -x node_modules/.bin/bun ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm packages (Bun included)…"
-  npm install --no-audit --no-fund --loglevel=error
+  npm ci --no-audit --no-fund --loglevel=error
 fi
 
 if { [ "$1" = "test" ] || [ -z "$REDIS_URL" ]; } && ! command -v redis-server >/dev/null 2>&1; then
