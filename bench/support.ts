@@ -59,9 +59,10 @@ export const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 /**
  * The real API as its own process (pinned to `core`), on a fresh data directory and a private Redis.
- * Returns its URL and the administrator token it printed on first start.
+ * `extraEnv` adds to (and overrides) its environment. Returns its URL and the administrator token it
+ * printed on first start.
  */
-export async function startApiProcess(core = 0) {
+export async function startApiProcess(core = 0, extraEnv: Record<string, string> = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
   const redisServer = await startPrivateRedis(join(dataDir, "redis"));
   const port = freePort();
@@ -71,6 +72,7 @@ export async function startApiProcess(core = 0) {
     REDIS_URL: redisServer.url,
     PORT: String(port),
     LOG_LEVEL: "error",
+    ...extraEnv,
   };
   const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "api/main.ts"], {
     env,
