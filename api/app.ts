@@ -56,6 +56,7 @@ export function createApp({
     schemas,
     box,
     allowHttp: config.WEBHOOKS_ALLOW_HTTP,
+    maxSelectionFields: config.WEBHOOK_MAX_SELECTION_FIELDS,
     redeliver: (deliveries) => deliveryQueue.requeue(redeliveryJobs(deliveries)),
   });
   return new Elysia()

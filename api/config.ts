@@ -41,6 +41,16 @@ export const ApiConfigSchema = z.object({
   GRAPHQL_STORE_READS: booleanFlag(true),
   /** Accept plain `http://` webhook URLs (local development and tests only). Default false. */
   WEBHOOKS_ALLOW_HTTP: booleanFlag(false),
+  /**
+   * Most fields a webhook subscription may select under `data` and `previous` together (each is
+   * written into every element of every delivery). Default 200.
+   */
+  WEBHOOK_MAX_SELECTION_FIELDS: positiveInt(200),
+  /**
+   * Largest body of one delivery, in bytes: one mutation's elements for one webhook that would make
+   * a larger one are split over several deliveries, each element whole, in order. Default 1 MiB.
+   */
+  DELIVERY_MAX_BODY_BYTES: positiveInt(1024 * 1024),
   /** Change-feed batch size (entries read per round). Default 500. */
   FEED_BATCH_SIZE: positiveInt(500),
   /** How often the change feed looks for changes committed elsewhere, in ms. Default 250. */

@@ -41,6 +41,7 @@ export function createApiRuntime(
     log,
     batchSize: config.FEED_BATCH_SIZE,
     idleMs: config.FEED_POLL_MS,
+    maxBodyBytes: config.DELIVERY_MAX_BODY_BYTES,
   });
   commits.listen(feed.notify);
   const retention = createRetentionSweeper({

@@ -13,6 +13,12 @@ export const DeliveryJobSchema = z.object({
   mutationId: z.string().min(1),
   /** The delivery's id in the delivery log; sent as `service-request-id` and `webhook-id`, identical on every retry. */
   deliveryId: z.string().min(1),
+  /**
+   * Which of the mutation's deliveries to this webhook this is, from 0: one mutation's elements that
+   * would make a body over the API's DELIVERY_MAX_BODY_BYTES go in several, in mutation order.
+   * Absent: 0 (the only one, as before parts existed).
+   */
+  part: z.number().int().nonnegative().optional(),
   /** The JSON array POSTed to the receiver, one element per matching change, in mutation order. */
   body: z.array(z.unknown()).min(1),
   /** Commit time of the mutation, ms since the epoch (for latency figures). */
@@ -21,19 +27,24 @@ export const DeliveryJobSchema = z.object({
 
 export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;
 
-/** Queue job id: one job per webhook per mutation, so a re-enqueue while the job is queued is a no-op. */
-export function deliveryJobId(webhookId: string, mutationId: string): string {
-  return `${webhookId}.${mutationId}`;
+/**
+ * Queue job id: one job per webhook × mutation × part, so a re-enqueue while the job is queued is
+ * a no-op. Part 0 keeps the id jobs had before parts existed (`<webhook>.<mutation>`).
+ */
+export function deliveryJobId(webhookId: string, mutationId: string, part = 0): string {
+  return part === 0 ? `${webhookId}.${mutationId}` : `${webhookId}.${mutationId}.${part}`;
 }
 
 /**
- * The delivery id of a webhook × mutation committed at `committedAt` (ms): derived, so a
- * re-enqueue after a crash names the same delivery, and laid out as a UUIDv7 — the commit's
- * time first, then a hash — so the deliveries of one period sit together in the store's
- * indexes: logging them dirties a few pages, not one page per delivery.
+ * The delivery id of a webhook × mutation (× part, see `DeliveryJob.part`) committed at
+ * `committedAt` (ms): derived, so a re-enqueue after a crash names the same delivery, and laid
+ * out as a UUIDv7 — the commit's time first, then a hash — so the deliveries of one period sit
+ * together in the store's indexes: logging them dirties a few pages, not one page per delivery.
+ * Part 0 keeps the id deliveries had before parts existed.
  */
-export function deliveryIdOf(webhookId: string, mutationId: string, committedAt: number): string {
+export function deliveryIdOf(webhookId: string, mutationId: string, committedAt: number, part = 0): string {
   const time = Math.max(0, Math.trunc(committedAt)).toString(16).padStart(12, "0").slice(-12);
-  const hex = createHash("sha256").update(`${webhookId}/${mutationId}`).digest("hex");
+  const named = part === 0 ? `${webhookId}/${mutationId}` : `${webhookId}/${mutationId}/${part}`;
+  const hex = createHash("sha256").update(named).digest("hex");
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${hex.slice(13, 16)}-9${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

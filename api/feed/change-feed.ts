@@ -1,6 +1,7 @@
 /**
  * The change feed: reads the change log in commit order from a persisted
- * position, turns each committed mutation into delivery jobs (matcher), logs
+ * position, turns each committed mutation into delivery jobs (matcher), splits
+ * a job whose body would pass the size limit into several deliveries, logs
  * them as pending deliveries, enqueues them, and only then moves the position
  * on — so a crash anywhere re-reads and re-enqueues (a job still queued is
  * not added twice; a finished delivery's job is dropped unsent), never
@@ -20,6 +21,7 @@ import type { DeliveryRecord, Store } from "../store/store.ts";
 import type { Lease } from "./feed-lease.ts";
 import { matchChanges } from "./match-changes.ts";
 import { prefetchLookups } from "./prefetch-lookups.ts";
+import { type PlannedDelivery, splitDelivery } from "./split-delivery.ts";
 import type { createWebhookCompiler } from "./webhook-compiler.ts";
 
 export interface ChangeFeedDeps {
@@ -37,6 +39,8 @@ export interface ChangeFeedDeps {
   idleMs?: number;
   /** Longest a reached position waits for the next batch's commit before it is saved on its own. */
   saveEveryMs?: number;
+  /** Largest delivery body in bytes (DELIVERY_MAX_BODY_BYTES); larger ones are split. Default 1 MiB. */
+  maxBodyBytes?: number;
 }
 
 /** Delivery jobs of one mutation's changes (all of one tenant). */
@@ -53,14 +57,15 @@ function byMutation(entries: readonly LoggedChange[]): LoggedChange[][] {
   return mutations;
 }
 
-/** The pending delivery log row of a job. */
-const pendingDelivery = (job: DeliveryJob, at: number): DeliveryRecord => ({
+/** The pending delivery log row of a planned delivery. */
+const pendingDelivery = ({ job, bodyText }: PlannedDelivery, at: number): DeliveryRecord => ({
   tenantId: job.tenantId,
   id: job.deliveryId,
   webhookId: job.webhookId,
   mutationId: job.mutationId,
+  part: job.part ?? 0,
   status: "pending",
-  body: JSON.stringify(job.body),
+  body: bodyText,
   attempts: 0,
   committedAt: job.committedAt,
   createdAt: at,
@@ -81,6 +86,7 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
     batchSize = 500,
     idleMs = 250,
     saveEveryMs = 1000,
+    maxBodyBytes = 1024 * 1024,
   } = deps;
   let stopped = false;
   let woken = false;
@@ -126,13 +132,27 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
     return (mutation) => matchChanges(mutation, webhooks, context);
   }
 
-  async function jobsOf(entries: readonly LoggedChange[]): Promise<DeliveryJob[]> {
+  async function deliveriesOf(entries: readonly LoggedChange[]): Promise<PlannedDelivery[]> {
     const tenants = Map.groupBy(entries, (entry) => entry.tenantId);
     const matchers = new Map<string, Matcher>();
     for (const [tenantId, changes] of tenants) matchers.set(tenantId, await matcherFor(tenantId, changes));
-    return byMutation(entries).flatMap((mutation) =>
+    const jobs = byMutation(entries).flatMap((mutation) =>
       (matchers.get((mutation[0] as LoggedChange).tenantId) as Matcher)(mutation),
     );
+    const planned = jobs.flatMap((job) => splitDelivery(job, maxBodyBytes));
+    for (const { job, bytes } of planned) {
+      // Delivered all the same (at least once): the selection bound keeps one element's size to
+      // the record's own values, so this is a record too large for the limit, not an amplification.
+      if (bytes > maxBodyBytes)
+        log.warn("one change's element is larger than the delivery body limit; delivered alone", {
+          tenantId: job.tenantId,
+          webhookId: job.webhookId,
+          deliveryId: job.deliveryId,
+          bytes,
+          maxBodyBytes,
+        });
+    }
+    return planned;
   }
 
   /** Saves the position reached, if it is not saved yet. */
@@ -152,16 +172,16 @@ export function createChangeFeed(deps: ChangeFeedDeps) {
     const entries = await readBatch(position);
     const last = entries[entries.length - 1];
     if (!last) return 0;
-    const jobs = await jobsOf(entries);
-    if (jobs.length > 0) {
+    const deliveries = await deliveriesOf(entries);
+    if (deliveries.length > 0) {
       const at = Date.now();
       const reached = unsaved;
       await store.unitOfWork(async (tx) => {
         if (reached !== null) await tx.setFeedPosition(name, reached, at);
-        await tx.insertDeliveries(jobs.map((job) => pendingDelivery(job, at)));
+        await tx.insertDeliveries(deliveries.map((delivery) => pendingDelivery(delivery, at)));
       });
       if (reached !== null) savedAt = at;
-      await enqueue(jobs);
+      await enqueue(deliveries.map((delivery) => delivery.job));
     }
     unsaved = last.position;
     return entries.length;

@@ -7,6 +7,8 @@ export function redeliveryJobs(deliveries: readonly DeliveryRecord[]): DeliveryJ
     tenantId: delivery.tenantId,
     webhookId: delivery.webhookId,
     mutationId: delivery.mutationId,
+    // Part 0 as jobs had it before parts existed: no field, so the job id is the same.
+    ...(delivery.part === 0 ? {} : { part: delivery.part }),
     deliveryId: delivery.id,
     body: JSON.parse(delivery.body) as unknown[],
     committedAt: delivery.committedAt,

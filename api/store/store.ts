@@ -146,6 +146,8 @@ export interface DeliveryRecord {
   id: string;
   webhookId: string;
   mutationId: string;
+  /** Which of the mutation's deliveries to the webhook this is, from 0 (see `DeliveryJob.part`). */
+  part: number;
   status: DeliveryStatus;
   /** The JSON array sent (as text). */
   body: string;

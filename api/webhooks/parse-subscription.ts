@@ -108,7 +108,7 @@ export function parseSubscription(query: string, schema: GraphQLSchema, catalogu
       details.push({ path, message: "sub-queries (IN (SELECT ...)) are not supported in webhook filters" });
     }
   }
-  const operationSet = operationsOf(args.get("operation"));
+  const operationSet = operationsOf(args.get("operation"), details);
   const eventType = getNamedType(rootType.getFields()[root.name.value]?.type) as GraphQLObjectType;
   const members: Member[] = [];
   for (const node of rootNodes) {
@@ -177,8 +177,23 @@ function checkFilter(
   }
 }
 
-function operationsOf(value: ValueNode | undefined): ReadonlySet<ChangeOperation> | null {
+/**
+ * The operations the `operation` argument names; null (every operation) when it is absent. An
+ * empty list is a problem (added to `details`): it would match nothing, so the webhook would
+ * never fire. A repeated value is harmless: `[INSERT, INSERT]` means INSERT.
+ */
+function operationsOf(
+  value: ValueNode | undefined,
+  details: ErrorDetail[],
+): ReadonlySet<ChangeOperation> | null {
   if (!value || value.kind === Kind.NULL) return null;
   const list = value.kind === Kind.LIST ? value.values : [value];
-  return new Set(list.flatMap((v) => (v.kind === Kind.ENUM ? [v.value as ChangeOperation] : [])));
+  const operations = new Set(list.flatMap((v) => (v.kind === Kind.ENUM ? [v.value as ChangeOperation] : [])));
+  if (operations.size === 0)
+    details.push({
+      path: "operation",
+      message:
+        "names no operation, so the webhook would never fire; name INSERT, UPDATE or DELETE, or omit it for all",
+    });
+  return operations;
 }

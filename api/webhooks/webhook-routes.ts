@@ -34,6 +34,7 @@ const deliveryView = ({ delivery, attempts }: { delivery: DeliveryRecord; attemp
   id: delivery.id,
   webhookId: delivery.webhookId,
   mutationId: delivery.mutationId,
+  part: delivery.part,
   status: delivery.status,
   attemptCount: delivery.attempts,
   committedAt: iso(delivery.committedAt),

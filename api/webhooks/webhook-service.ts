@@ -1,7 +1,7 @@
 /**
  * Webhooks of a tenant: definitions checked in full before they are stored
- * (subscription against the tenant's schema, filters compiled, URL scheme,
- * headers, `{{ VAR }}` names defined), a signing secret shown once, the
+ * (subscription against the tenant's schema, filters compiled, selection size,
+ * URL scheme, headers, `{{ VAR }}` names defined), a signing secret shown once, the
  * delivery log, and manual redelivery.
  */
 import { randomBytes } from "node:crypto";
@@ -12,6 +12,7 @@ import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
 import type { DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
 import { parseSubscription } from "./parse-subscription.ts";
+import { selectionProblems } from "./selection-limits.ts";
 import type { WebhookDraft, WebhookInput } from "./webhook-input.ts";
 
 export interface WebhookServiceDeps {
@@ -21,6 +22,8 @@ export interface WebhookServiceDeps {
   box: SecretBox;
   /** Accept `http://` URLs (local development and tests only). */
   allowHttp: boolean;
+  /** Most fields a subscription selects under data and previous (WEBHOOK_MAX_SELECTION_FIELDS). */
+  maxSelectionFields: number;
   /** Puts deliveries (back) on the queue. */
   redeliver: (deliveries: DeliveryRecord[]) => Promise<void>;
   now?: () => number;
@@ -34,6 +37,7 @@ export function createWebhookService({
   schemas,
   box,
   allowHttp,
+  maxSelectionFields,
   redeliver,
   now = Date.now,
 }: WebhookServiceDeps) {
@@ -79,7 +83,8 @@ export function createWebhookService({
     if (query !== undefined) {
       const catalogue = await catalogues.get(tenantId);
       try {
-        parseSubscription(query, schemas.get(catalogue).schema, catalogue);
+        const subscription = parseSubscription(query, schemas.get(catalogue).schema, catalogue);
+        details.push(...selectionProblems(subscription, maxSelectionFields));
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         details.push(...(error.details ?? []));

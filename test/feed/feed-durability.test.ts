@@ -65,6 +65,45 @@ describe("change feed durability", () => {
     }
   });
 
+  test("a mutation split into parts, read again after a crash: the same parts, not one more job or row", async () => {
+    // 150 bytes: each Regions element (~60 bytes) of a five-insert mutation fits two to a part.
+    const t = await createTestApp({ DELIVERY_MAX_BODY_BYTES: "150" });
+    try {
+      const acme = await t.provision("acme");
+      const webhookId = await withWebhook(t, acme.adminToken);
+      const inserts = ["a", "b", "c", "d", "e"].map(
+        (name) => `${name}: insertRegions(input: {Name: "${name}", Timezone: "UTC"})`,
+      );
+      const result = await graphqlClient(t, acme.adminToken)(`mutation { schema { ${inserts.join(" ")} } }`);
+      expect(result.errors).toBeUndefined();
+      await t.feed.processBatch();
+      const names = (jobs: Awaited<ReturnType<typeof queuedJobs>>) =>
+        jobs
+          .sort((x, y) => (x.data.part ?? 0) - (y.data.part ?? 0))
+          .map((j) =>
+            j.data.body.map(
+              (e) =>
+                (e as { data: { schemaRegions: { data: { Name: string } } } }).data.schemaRegions.data.Name,
+            ),
+          );
+      const first = await queuedJobs(t.redis);
+      expect(names(first)).toEqual([["a", "b"], ["c", "d"], ["e"]]);
+      for (const job of first)
+        expect(Buffer.byteLength(JSON.stringify(job.data.body))).toBeLessThanOrEqual(150);
+
+      await t.store.unitOfWork((tx) => tx.setFeedPosition("main", 0, Date.now()));
+      await t.feed.processBatch();
+      const again = await queuedJobs(t.redis);
+      expect(again.map((j) => [j.id, j.data.deliveryId])).toEqual(
+        first.map((j) => [j.id, j.data.deliveryId]),
+      );
+      const log = await t.call("GET", `/webhooks/${webhookId}/deliveries`, { token: acme.adminToken });
+      expect(log.body.result.map((d: { part: number }) => d.part).sort()).toEqual([0, 1, 2]);
+    } finally {
+      await t.close();
+    }
+  });
+
   test("a local commit wakes the reader at once, however long its poll interval", async () => {
     const t = await createTestApp({ FEED_POLL_MS: "60000" });
     try {

@@ -73,6 +73,7 @@ async function delivery(
     id,
     webhookId,
     mutationId: `mutation-${id}`,
+    part: 0,
     status: "pending",
     body: "[]",
     attempts: 0,

@@ -39,6 +39,34 @@ describe("sqlite engine specifics", () => {
     expect(versions.map((v) => v.version)).toEqual([...MIGRATIONS.map((m) => m.version), 99]);
   });
 
+  test("deliveries in parts: a delivery logged before keeps its row as part 0; parts of one mutation fit beside it", () => {
+    const db = new Database(":memory:");
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version <= 6),
+    );
+    const insert = (id: string, part?: number) =>
+      db.run(
+        `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, ${part === undefined ? "" : "part, "}status, body, attempts, committed_at, created_at, updated_at)
+         VALUES ('t', ?, 'w', 'm', ${part === undefined ? "" : `${part}, `}'succeeded', '[1]', 1, 5, 6, 7)`,
+        [id],
+      );
+    insert("d0");
+    expect(() => insert("d1")).toThrow(/UNIQUE/);
+    migrate(db);
+    expect(db.query("SELECT id, mutation_id, part, status, body, attempts FROM deliveries").all()).toEqual([
+      { id: "d0", mutation_id: "m", part: 0, status: "succeeded", body: "[1]", attempts: 1 },
+    ]);
+    insert("d1", 1);
+    expect(() => insert("d2", 1)).toThrow(/UNIQUE/);
+    const indexes = db
+      .query<{ name: string }, []>(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'deliveries' AND sql IS NOT NULL ORDER BY name",
+      )
+      .all();
+    expect(indexes.map((i) => i.name)).toEqual(["deliveries_by_age", "deliveries_by_webhook"]);
+  });
+
   test("a failing migration leaves the database at the previous version", () => {
     const db = new Database(":memory:");
     migrate(db);

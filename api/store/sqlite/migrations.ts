@@ -199,6 +199,38 @@ export const MIGRATIONS: readonly Migration[] = [
     // writes: an index on the last change would be rewritten by every attempt the dispatcher logs.
     sql: "CREATE INDEX deliveries_by_age ON deliveries (created_at, id);",
   },
+  {
+    version: 7,
+    name: "deliveries in parts",
+    // One mutation's elements for one webhook may go in several deliveries (DELIVERY_MAX_BODY_BYTES):
+    // the part joins the uniqueness of webhook × mutation. SQLite cannot change a table's UNIQUE
+    // constraint in place, so the table is rebuilt (nothing references it); existing rows are part 0.
+    sql: `
+      CREATE TABLE deliveries_v7 (
+        tenant_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        webhook_id TEXT NOT NULL,
+        mutation_id TEXT NOT NULL,
+        part INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL,
+        body TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        committed_at INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (webhook_id, mutation_id, part)
+      );
+      INSERT INTO deliveries_v7
+        (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+        SELECT tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at
+        FROM deliveries;
+      DROP TABLE deliveries;
+      ALTER TABLE deliveries_v7 RENAME TO deliveries;
+      CREATE INDEX deliveries_by_webhook ON deliveries (tenant_id, webhook_id, created_at);
+      CREATE INDEX deliveries_by_age ON deliveries (created_at, id);
+    `,
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

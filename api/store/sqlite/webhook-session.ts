@@ -42,6 +42,7 @@ interface DeliveryRow {
   id: string;
   webhook_id: string;
   mutation_id: string;
+  part: number;
   status: DeliveryRecord["status"];
   body: string;
   attempts: number;
@@ -81,6 +82,7 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   id: row.id,
   webhookId: row.webhook_id,
   mutationId: row.mutation_id,
+  part: row.part,
   status: row.status,
   body: row.body,
   attempts: row.attempts,
@@ -123,8 +125,8 @@ export function createWebhookSession(db: Database): WebhookMethods {
       "SELECT * FROM deliveries WHERE tenant_id = ? AND id = ?",
     ),
     insertDelivery: db.query(
-      `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, part, status, body, attempts, committed_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     reset: db.query(
       "UPDATE deliveries SET status = 'pending', updated_at = ? WHERE tenant_id = ? AND id = ?",
@@ -216,6 +218,7 @@ export function createWebhookSession(db: Database): WebhookMethods {
           d.id,
           d.webhookId,
           d.mutationId,
+          d.part,
           d.status,
           d.body,
           d.attempts,
