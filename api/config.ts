@@ -7,6 +7,9 @@ import { z } from "zod";
 import { booleanFlag, positiveInt, sharedConfigFields } from "../common/config-fields.ts";
 import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
 
+/** The highest CUSTOM_MAX_FIELDS_PER_OBJECT accepted: with standard and system fields, well under 1600 columns. */
+export const MAX_FIELDS_PER_OBJECT_CEILING = 1000;
+
 export const ApiConfigSchema = z.object({
   ...sharedConfigFields,
   /** TCP port of the HTTP API. Default 3000. */
@@ -39,6 +42,15 @@ export const ApiConfigSchema = z.object({
    * Default true.
    */
   GRAPHQL_STORE_READS: booleanFlag(true),
+  /**
+   * Most custom fields one object (custom or standard) may have. Each is a column, so this stays far
+   * below the storage engines' column limits (SQLite 2000, PostgreSQL 1600, dropped columns included);
+   * at most 1000. Default 500.
+   */
+  CUSTOM_MAX_FIELDS_PER_OBJECT: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().positive().max(MAX_FIELDS_PER_OBJECT_CEILING).default(500),
+  ),
   /** Accept plain `http://` webhook URLs (local development and tests only). Default false. */
   WEBHOOKS_ALLOW_HTTP: booleanFlag(false),
   /**

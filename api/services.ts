@@ -26,7 +26,13 @@ export interface CoreServices {
 
 type CoreConfig = Pick<
   ApiConfig,
-  "DATA_DIR" | "JWT_SECRET" | "SECRETS_KEY" | "MONGODB_URL" | "TOKEN_CACHE_TTL_MS" | "TENANT_CACHE_SIZE"
+  | "DATA_DIR"
+  | "JWT_SECRET"
+  | "SECRETS_KEY"
+  | "MONGODB_URL"
+  | "TOKEN_CACHE_TTL_MS"
+  | "TENANT_CACHE_SIZE"
+  | "CUSTOM_MAX_FIELDS_PER_OBJECT"
 >;
 
 export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
@@ -42,7 +48,11 @@ export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
     signer: createTokenSigner(secret),
     cacheTtlMs: config.TOKEN_CACHE_TTL_MS,
   });
-  const catalogues = createCatalogueService({ store, cacheSize: config.TENANT_CACHE_SIZE });
+  const catalogues = createCatalogueService({
+    store,
+    cacheSize: config.TENANT_CACHE_SIZE,
+    limits: { maxFieldsPerObject: config.CUSTOM_MAX_FIELDS_PER_OBJECT },
+  });
   const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
   const configVars = createConfigVarService(store, box);
   return { store, auth, catalogues, configVars, box };

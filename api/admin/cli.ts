@@ -15,6 +15,7 @@ const AdminConfigSchema = ApiConfigSchema.pick({
   MONGODB_URL: true,
   TOKEN_CACHE_TTL_MS: true,
   TENANT_CACHE_SIZE: true,
+  CUSTOM_MAX_FIELDS_PER_OBJECT: true,
 });
 
 async function main(): Promise<number> {

@@ -10,7 +10,7 @@ import { ConflictError, NotFoundError, ValidationError } from "../../common/erro
 import type { Store, StoreWriter } from "../store/store.ts";
 import { assembleCatalogue } from "./assemble-catalogue.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "./catalogue.ts";
-import { defineAddedField, defineObject } from "./define-object.ts";
+import { type DefinitionLimits, defineAddedField, defineObject } from "./define-object.ts";
 import type { AddFieldInput, ObjectInput } from "./definition-input.ts";
 import { STANDARD_OBJECTS } from "./standard-objects.ts";
 
@@ -18,11 +18,13 @@ export interface CatalogueServiceDeps {
   store: Store;
   /** How many tenants' catalogues to keep in memory (least recently used go first). */
   cacheSize: number;
+  /** Limits of new definitions. */
+  limits: DefinitionLimits;
 }
 
 export type CatalogueService = ReturnType<typeof createCatalogueService>;
 
-export function createCatalogueService({ store, cacheSize }: CatalogueServiceDeps) {
+export function createCatalogueService({ store, cacheSize, limits }: CatalogueServiceDeps) {
   const cache = new Map<string, Catalogue>();
 
   const remember = (catalogue: Catalogue) => {
@@ -68,14 +70,14 @@ export function createCatalogueService({ store, cacheSize }: CatalogueServiceDep
 
     createObject: (tenantId: string, input: ObjectInput): Promise<ObjectDef> =>
       change(tenantId, async (tx, catalogue) => {
-        const object = defineObject(catalogue, input);
+        const object = defineObject(catalogue, input, limits);
         await tx.createCustomObject(tenantId, object);
         return object;
       }),
 
     addField: (tenantId: string, input: AddFieldInput): Promise<FieldDef> =>
       change(tenantId, async (tx, catalogue) => {
-        const { object, field } = defineAddedField(catalogue, input);
+        const { object, field } = defineAddedField(catalogue, input, limits);
         await tx.addCustomField(tenantId, object, field);
         return field;
       }),

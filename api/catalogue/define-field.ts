@@ -4,6 +4,7 @@
  * Pure: input and catalogue in, a FieldDef or the problems out.
  */
 import type { ErrorDetail } from "../../common/errors.ts";
+import { EQL_RESERVED_WORDS, isReservedWord } from "../graphql/filter/reserved-words.ts";
 import { type Catalogue, CUSTOM_FIELD_TYPES, type CustomFieldType, type FieldDef } from "./catalogue.ts";
 import type { FieldInput } from "./definition-input.ts";
 import { makeField } from "./field-factory.ts";
@@ -59,6 +60,12 @@ export function defineField(
   const { column } = input;
 
   if (!NAME_PATTERN.test(input.name)) problem("name", `'${input.name}' is not a valid name: ${NAME_RULE}`);
+  else if (isReservedWord(input.name)) {
+    problem(
+      "name",
+      `'${input.name}' is a word of the filter language, so filters could not name the field; reserved (in any case): ${EQL_RESERVED_WORDS.join(", ")}`,
+    );
+  }
   if (!(CUSTOM_FIELD_TYPES as readonly string[]).includes(column.type)) {
     problem("column.type", `unknown column type '${column.type}'; known: ${CUSTOM_FIELD_TYPES.join(", ")}`);
     return { field: null, problems };

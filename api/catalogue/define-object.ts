@@ -16,11 +16,24 @@ const lower = (names: Iterable<string>) => new Set([...names].map((name) => name
 const membersOf = (field: FieldDef) =>
   field.type === "reference" ? [field.name, names.referenceId(field.name)] : [field.name];
 
+/** Limits of definitions, from the configuration. */
+export interface DefinitionLimits {
+  /**
+   * Most custom fields one object may have (CUSTOM_MAX_FIELDS_PER_OBJECT): each is a column, and
+   * storage engines refuse a table past their own column limit (SQLite 2000, PostgreSQL 1600).
+   */
+  maxFieldsPerObject: number;
+}
+
+const tooManyFields = (limits: DefinitionLimits) =>
+  `an object may have at most ${limits.maxFieldsPerObject} custom fields`;
+
 /**
  * Builds a new custom object (tracked, with the five system fields).
- * @throws ValidationError listing every problem; ConflictError when the name is taken.
+ * @throws ValidationError listing every problem (more fields than `limits` allow is one, and stops
+ * the fields' own checks); ConflictError when the name is taken.
  */
-export function defineObject(catalogue: Catalogue, input: ObjectInput): ObjectDef {
+export function defineObject(catalogue: Catalogue, input: ObjectInput, limits: DefinitionLimits): ObjectDef {
   const problems: ErrorDetail[] = [];
   if (!NAME_PATTERN.test(input.name))
     problems.push({ path: "name", message: `'${input.name}' is not a valid name: ${NAME_RULE}` });
@@ -33,6 +46,11 @@ export function defineObject(catalogue: Catalogue, input: ObjectInput): ObjectDe
   const clash = schemaNamesOf(input.name).find((name) => taken.has(name.toLowerCase()));
   if (clash)
     problems.push({ path: "name", message: `'${input.name}' would clash with the GraphQL name '${clash}'` });
+
+  if (input.fields.length > limits.maxFieldsPerObject) {
+    problems.push({ path: "fields", message: `${input.fields.length} fields: ${tooManyFields(limits)}` });
+    throw new ValidationError("the object definition is invalid", problems);
+  }
 
   // Its fields may refer to the object itself, once it has a name an object can have.
   const extraTargets = NAME_PATTERN.test(input.name) ? [input.name] : [];
@@ -76,16 +94,27 @@ export function defineObject(catalogue: Catalogue, input: ObjectInput): ObjectDe
 
 /**
  * Builds one more custom field for an existing object (custom or standard).
- * @throws ValidationError listing every problem; ConflictError when a member name is taken.
+ * @throws ValidationError listing every problem (the object having the most custom fields `limits`
+ * allow is one); ConflictError when a member name is taken.
  */
 export function defineAddedField(
   catalogue: Catalogue,
   input: AddFieldInput,
+  limits: DefinitionLimits,
 ): { object: ObjectDef; field: FieldDef } {
   const object = catalogue.objects.find((candidate) => candidate.name === input.schemaName);
   if (!object) {
     throw new ValidationError("the field definition is invalid", [
       { path: "schemaName", message: `no object named '${input.schemaName}'` },
+    ]);
+  }
+  const customFields = object.fields.filter((field) => field.custom).length;
+  if (customFields >= limits.maxFieldsPerObject) {
+    throw new ValidationError("the field definition is invalid", [
+      {
+        path: "schemaName",
+        message: `${object.name} has ${customFields} custom fields already: ${tooManyFields(limits)}`,
+      },
     ]);
   }
   const draft = defineField(catalogue, { name: object.name }, input, "");

@@ -35,7 +35,8 @@ export const ObjectInputSchema = z.object({
   name,
   label: text.nullish(),
   description: text.nullish(),
-  fields: z.array(FieldInputSchema).max(500).default([]),
+  // How many: the catalogue's limit (CUSTOM_MAX_FIELDS_PER_OBJECT), which also counts fields added later.
+  fields: z.array(FieldInputSchema).default([]),
 });
 
 export const AddFieldInputSchema = FieldInputSchema.extend({ schemaName: name });

@@ -53,18 +53,29 @@ export function parseBigDecimal(value: unknown): string {
   return match[1] && canonical !== "0" ? `-${canonical}` : canonical;
 }
 
-/** Whole, non-negative minutes. */
+/**
+ * The longest Duration, in minutes (about 4,083 years): 2^31 − 1, the largest GraphQL `Int`, the
+ * type SPEC.md §3 gives Duration. In ms it is still far below 2^53, so it is exact wherever it goes.
+ */
+export const MAX_DURATION_MINUTES = 2 ** 31 - 1;
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+
+/** Whole, non-negative minutes, at most `MAX_DURATION_MINUTES`. */
 export function parseDuration(value: unknown): number {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_DURATION_MINUTES
     ? value
-    : fail(`expected a whole, non-negative number of minutes; got ${JSON.stringify(value)}`);
+    : fail(
+        `expected a whole number of minutes from 0 to ${MAX_DURATION_MINUTES}; got ${JSON.stringify(value)}`,
+      );
 }
 
-/** A 32-bit signed integer. */
+/** A 32-bit signed integer (what a GraphQL `Int` holds, and the only ints the store renders). */
 export function parseInt32(value: unknown): number {
-  return typeof value === "number" && Number.isInteger(value) && Math.abs(value) <= 2 ** 31
+  return typeof value === "number" && Number.isInteger(value) && value >= INT32_MIN && value <= INT32_MAX
     ? value
-    : fail(`expected a whole number; got ${JSON.stringify(value)}`);
+    : fail(`expected a whole number from ${INT32_MIN} to ${INT32_MAX}; got ${JSON.stringify(value)}`);
 }
 
 /** A field's default as a record value (a multipicklist's `a;b` default becomes `["a", "b"]`). */

@@ -9,6 +9,7 @@ import type { SourcePosition } from "../../../common/errors.ts";
 import type { CompareOperator, FilterNode, InNode, Name, Operand, PathNode, SubqueryNode } from "./ast.ts";
 import { tokenize } from "./lexer.ts";
 import { isNowNext, parseList, parseLiteral, parseNow, parseValues } from "./parse-literal.ts";
+import { isReservedWord } from "./reserved-words.ts";
 import { filterError, positioner, quote } from "./source-text.ts";
 import { describeToken, TokenStream } from "./token-stream.ts";
 
@@ -25,10 +26,6 @@ export interface ParseFilterOptions {
   maxDepth?: number;
 }
 
-/** Words that cannot start a field path (after a `.`, any identifier is a field name). */
-const RESERVED = new Set(
-  "AND OR NOT IN NOTIN LIKE NOTLIKE INCLUDES EXCLUDES SELECT FROM WHERE TRUE FALSE NULL".split(" "),
-);
 const SYMBOL_OPERATORS = new Set(["==", "!=", "<", "<=", ">", ">="]);
 const COMPARISON_OPERATORS =
   "a comparison operator (==, !=, <, <=, >, >=, LIKE, NOTLIKE, IN, NOTIN, INCLUDES, EXCLUDES)";
@@ -184,7 +181,8 @@ class Parser {
     const literal = parseLiteral(this.stream);
     if (literal) return literal;
     const token = this.stream.peek();
-    if (token.kind === "ident" && !RESERVED.has(token.source.toUpperCase())) return this.parsePath();
+    // A reserved word starts no path (after a `.`, any identifier is a field name).
+    if (token.kind === "ident" && !isReservedWord(token.source)) return this.parsePath();
     return this.stream.fail(expected, after);
   }
 
@@ -222,8 +220,7 @@ class Parser {
     return this.nested(open.position, () => {
       this.stream.next();
       const token = this.stream.peek();
-      if (token.kind !== "ident" || RESERVED.has(token.source.toUpperCase()))
-        this.stream.fail("a field", "'SELECT'");
+      if (token.kind !== "ident" || isReservedWord(token.source)) this.stream.fail("a field", "'SELECT'");
       const select = this.parsePath();
       this.stream.expectKeyword("FROM", quote(this.stream.sourceFrom(select.position)));
       const object = this.stream.peek();

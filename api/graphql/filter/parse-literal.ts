@@ -1,7 +1,8 @@
 /** The literal, list and `NOW()` productions of the grammar (SPEC.md §4), over a `TokenStream`. */
+import { MAX_DURATION_MINUTES } from "../../catalogue/field-values.ts";
 import type { DurationLiteral, Literal, NowNode, NumberLiteral } from "./ast.ts";
 import type { Token } from "./lexer.ts";
-import { quote } from "./source-text.ts";
+import { filterError, quote } from "./source-text.ts";
 import type { TokenStream } from "./token-stream.ts";
 
 const SECOND = 1000;
@@ -28,6 +29,12 @@ const UNITS: Record<string, number> = {
   days: DAY,
 };
 const UNIT_LIST = "a unit (ms, s, m, h, d, seconds, minutes, hours, days)";
+/**
+ * The longest duration or `NOW()` offset, in ms: as long as the longest Duration value (about
+ * 4,083 years). Every amount up to it is kept exactly (far below 2^53), and `NOW()` moved by it
+ * is still an instant a date can hold.
+ */
+export const MAX_DURATION_MS = MAX_DURATION_MINUTES * MINUTE;
 
 function unitOf(token: Token): number | null {
   return token.kind === "ident" ? (UNITS[token.source.toLowerCase()] ?? null) : null;
@@ -45,7 +52,22 @@ function expectUnit(stream: TokenStream, amount: Token): number {
   const unit = unitOf(stream.peek());
   if (unit === null) stream.fail(UNIT_LIST, quote(amount.source));
   stream.next();
-  return (amount.value as number) * unit;
+  return boundedMs(stream, amount, (amount.value as number) * unit);
+}
+
+/**
+ * `ms`, the duration written from `amount` to the current token, when it is at most `MAX_DURATION_MS`.
+ * @throws FilterParseError at `amount` for a longer one, which could not be kept exactly.
+ */
+function boundedMs(stream: TokenStream, amount: Token, ms: number): number {
+  if (ms <= MAX_DURATION_MS) return ms;
+  const longest = `${MAX_DURATION_MINUTES} minutes`;
+  throw filterError(
+    `the duration ${quote(stream.sourceFrom(amount.position))} is longer than the longest allowed, ${longest}`,
+    amount.position,
+    `a duration of at most ${longest}`,
+    quote(stream.sourceFrom(amount.position)),
+  );
 }
 
 /** `90 minutes` (the number already consumed) or a plain number. */
@@ -58,7 +80,7 @@ function numberOrDuration(
   const unit = unitOf(stream.peek());
   if (unit !== null && /^\d+$/.test(number.source)) {
     stream.next();
-    const value = sign * (number.value as number) * unit;
+    const value = sign * boundedMs(stream, number, (number.value as number) * unit);
     return { kind: "duration", value, source: stream.sourceFrom(start.position), position: start.position };
   }
   const text = sign < 0 ? `-${number.source}` : number.source;

@@ -4,6 +4,7 @@
  * rolls the whole mutation back.
  */
 import {
+  type AppError,
   InvalidKeyFieldError,
   NotFoundError,
   ReferenceNotFoundError,
@@ -22,12 +23,19 @@ import { checkFieldValues, checkRecordRules, missingRequired } from "./validate-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const GENERATED_NAMES: Record<string, string> = { Jobs: "JOB", JobAllocations: "JA" };
 
+/** The record an `idAlias` names: its UID and the object it belongs to. */
+export interface AliasedRecord {
+  uid: string;
+  objectName: string;
+}
+
 /** State shared by the operations of one mutation. */
 export interface MutationState {
   tx: StoreWriter;
   catalogue: Catalogue;
   context: MutationContext;
-  aliases: Map<string, string>;
+  /** idAlias → the record it names, so a use of it for another object is refused. */
+  aliases: Map<string, AliasedRecord>;
   changes: ChangeEntry[];
 }
 
@@ -41,7 +49,7 @@ export async function applyOperation(state: MutationState, op: PlannedOperation)
         await insert(state, op.object, await toValues(state, op.object, op.input ?? {})),
       );
     case "update": {
-      const uid = await resolveId(state, op.object, String(op.input?.UID ?? ""));
+      const uid = uidFor(state, op.object, String(op.input?.UID ?? ""), uidMismatch);
       const existing = await loadOne(state, op.object, uid);
       if (!existing) throw new NotFoundError(`no ${op.object.name} record with UID '${uid}'`);
       const { UID: _uid, ...given } = op.input ?? {};
@@ -49,14 +57,8 @@ export async function applyOperation(state: MutationState, op: PlannedOperation)
     }
     case "upsert":
       return register(state, op, await upsert(state, op));
-    case "delete": {
-      const uid = state.aliases.get(op.uid ?? "") ?? op.uid ?? "";
-      if (!UUID.test(uid))
-        throw new UnknownIdAliasError(
-          `'${uid}' is neither a UID nor an idAlias defined earlier in this mutation`,
-        );
-      return remove(state, op.object, uid);
-    }
+    case "delete":
+      return remove(state, op.object, uidFor(state, op.object, op.uid ?? "", uidMismatch));
   }
 }
 
@@ -64,7 +66,7 @@ function register(state: MutationState, op: PlannedOperation, uid: string): stri
   if (op.idAlias) {
     if (state.aliases.has(op.idAlias))
       throw new ValidationError(`idAlias '${op.idAlias}' is defined twice in this mutation`);
-    state.aliases.set(op.idAlias, uid);
+    state.aliases.set(op.idAlias, { uid, objectName: op.object.name });
   }
   return uid;
 }
@@ -186,28 +188,48 @@ async function toValues(
 
 async function resolveReference(state: MutationState, field: FieldDef, value: string): Promise<string> {
   const target = state.catalogue.objects.find((object) => object.name === field.referenceTo) as ObjectDef;
-  try {
-    return await resolveId(state, target, value);
-  } catch (error) {
-    if (error instanceof NotFoundError) {
-      throw new ReferenceNotFoundError(
-        `${field.objectName}.${names.referenceId(field.name)}: no ${target.name} record with UID '${value}'`,
-      );
-    }
-    throw error;
+  const member = names.referenceId(field.name);
+  const uid = uidFor(
+    state,
+    target,
+    value,
+    (message) =>
+      new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [{ path: member, message }]),
+  );
+  // An alias's record too may be gone: deleted by an earlier operation of this mutation.
+  if (!(await loadOne(state, target, uid))) {
+    const message = `no ${target.name} record with UID '${uid}'`;
+    throw new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [
+      { path: member, message },
+    ]);
   }
+  return uid;
 }
 
-/** An idAlias defined earlier → its UID; a UID → itself when the record exists. */
-async function resolveId(state: MutationState, object: ObjectDef, value: string): Promise<string> {
+/** The error for an idAlias of another object given as an operation's `UID`. */
+const uidMismatch = (message: string) => new ValidationError(`UID: ${message}`, [{ path: "UID", message }]);
+
+/**
+ * The UID `value` stands for as a record of `object`: the UID of an idAlias defined earlier, or
+ * `value` itself when it is a UID (whether that record exists is the caller's question).
+ * @throws UnknownIdAliasError for neither; `mismatch(message)` for an idAlias of a record of another object.
+ */
+function uidFor(
+  state: MutationState,
+  object: ObjectDef,
+  value: string,
+  mismatch: (message: string) => AppError,
+): string {
   const aliased = state.aliases.get(value);
-  if (aliased) return aliased;
+  if (aliased && aliased.objectName !== object.name)
+    throw mismatch(
+      `idAlias '${value}' names a record of ${aliased.objectName}; a record of ${object.name} is expected here`,
+    );
+  if (aliased) return aliased.uid;
   if (!UUID.test(value))
     throw new UnknownIdAliasError(
       `'${value}' is neither a UID nor an idAlias defined earlier in this mutation`,
     );
-  if (!(await loadOne(state, object, value)))
-    throw new NotFoundError(`no ${object.name} record with UID '${value}'`);
   return value;
 }
 

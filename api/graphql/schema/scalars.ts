@@ -5,6 +5,7 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from "graphql";
 import {
   FieldValueError,
+  MAX_DURATION_MINUTES,
   parseBigDecimal,
   parseDuration,
   parseInstant,
@@ -61,4 +62,9 @@ export const BigDecimalScalar = scalar(
   parseBigDecimal,
   String,
 );
-export const DurationScalar = scalar("Duration", "A duration in whole minutes.", parseDuration, Number);
+export const DurationScalar = scalar(
+  "Duration",
+  `A duration in whole minutes, from 0 to ${MAX_DURATION_MINUTES} (about 4,083 years).`,
+  parseDuration,
+  Number,
+);

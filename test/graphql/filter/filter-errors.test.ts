@@ -16,6 +16,8 @@ type Case = [
 const PARSE = "filter_parse_error";
 const UNKNOWN = "unknown_field";
 const UNIT = "a unit (ms, s, m, h, d, seconds, minutes, hours, days)";
+/** Past it a duration could not be kept exactly (2^31 − 1 minutes, the longest Duration value). */
+const LONGEST = "a duration of at most 2147483647 minutes";
 
 const SYNTAX: Case[] = [
   ["", PARSE, [0, 1, 1], "a condition", "end of filter"],
@@ -54,6 +56,14 @@ const SYNTAX: Case[] = [
   ["At > now()", PARSE, [8, 1, 9], "AND, OR or end of filter", "'('"],
   ["Minutes == duration(1.5 hours)", PARSE, [20, 1, 21], "a whole number", "'1.5'"],
   ["Minutes == duration(90)", PARSE, [22, 1, 23], UNIT, "')'"],
+  // Durations and NOW() offsets longer than the longest Duration: refused where their amount starts.
+  ["Minutes > 2147483648 minutes", PARSE, [10, 1, 11], LONGEST, "'2147483648 minutes'"],
+  ["Minutes > -2147483648 minutes", PARSE, [11, 1, 12], LONGEST, "'2147483648 minutes'"],
+  ["Minutes > 99999999999999999999 minutes", PARSE, [10, 1, 11], LONGEST],
+  ["Minutes == duration(9007199254740993 ms)", PARSE, [20, 1, 21], LONGEST, "'9007199254740993 ms'"],
+  ["Count IN [1, 1491309 days]", PARSE, [13, 1, 14], LONGEST, "'1491309 days'"],
+  ["At > NOW() + 99999999999 d", PARSE, [13, 1, 14], LONGEST, "'99999999999 d'"],
+  ["Day > NOW() - 128849018820001 ms", PARSE, [14, 1, 15], LONGEST, "'128849018820001 ms'"],
   ["At == 2024-13-01", PARSE, [6, 1, 7], "a real date, like 2024-05-01", "'2024-13-01'"],
   ["At == 2023-02-29", PARSE, [6, 1, 7], "a real date, like 2024-05-01", "'2023-02-29'"],
   ["At == 2024-05-01T25:00:00Z", PARSE, [6, 1, 7], undefined, "'2024-05-01T25:00:00Z'"],

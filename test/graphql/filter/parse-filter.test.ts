@@ -190,6 +190,15 @@ describe("limits", () => {
     expect(() => parseFilter(chain)).not.toThrow();
   });
 
+  test("durations and NOW() offsets up to the longest Duration (2^31 − 1 minutes) parse exactly", () => {
+    expectTree("a == 2147483647 minutes", "(== a duration:128849018820000ms)");
+    expectTree("a > -2147483647 minutes", "(> a duration:-128849018820000ms)");
+    expectTree("a == duration(128849018820000 ms)", "(== a duration:128849018820000ms)");
+    expectTree("a < NOW() - 1491308 days", "(< a NOW()-128849011200000ms)");
+    // One more is refused (filter-errors.test.ts), so no accepted amount can lose precision.
+    expect(() => parseFilter("a == 128849018820001 ms")).toThrow(FilterParseError);
+  });
+
   test("limits are options", () => {
     expect(() => parseFilter("a == 1", { maxLength: 3 })).toThrow(FilterParseError);
     expect(() => parseFilter("((a == 1))", { maxDepth: 1 })).toThrow(FilterParseError);

@@ -224,3 +224,85 @@ describe("validation", () => {
     );
   });
 });
+
+describe("an idAlias stands only for a record of its own object", () => {
+  /** Records per object and change-log entries: a refused mutation must change none of them. */
+  const footprint = async () => {
+    const counts = await gql(`{
+      regions { totalCount } contacts { totalCount } jobs { totalCount } accounts { totalCount }
+    }`);
+    return { counts: counts.data, log: (await changeLog(t, acme.tenant.id)).length };
+  };
+  const refused = async (document: string, code: string, path: string) => {
+    const before = await footprint();
+    const result = await gql(document);
+    expect(result.data).toBeNull();
+    const error = result.errors?.[0];
+    expect(error?.extensions.code).toBe(code);
+    // The message names the alias, the object it names and the object expected.
+    expect(error?.message).toContain("idAlias 'c1' names a record of Contacts");
+    expect(error?.extensions.details).toEqual([{ path, message: expect.stringContaining("'c1'") }]);
+    expect(await footprint()).toEqual(before);
+    return error?.message ?? "";
+  };
+
+  test("an alias of its own object's record is a reference to it", async () => {
+    const result = await gql(`mutation { schema {
+      a: insertRegions(input: {Name: "Aliased", Timezone: "UTC"}, idAlias: "r1")
+      b: insertJobs(input: {Duration: 5, RegionId: "r1"}, idAlias: "j1")
+    } }`);
+    expect(result.errors).toBeUndefined();
+    const { a, b } = (result.data as { schema: Record<string, string> }).schema;
+    const [job] = await storedRecords(t, acme.tenant.id, "Jobs", [b as string]);
+    expect(job?.Region).toBe(a as string);
+  });
+
+  test("a reference to an alias of another object's record is REFERENCE_NOT_FOUND; nothing written", async () => {
+    const message = await refused(
+      `mutation { schema {
+        a: insertContacts(input: {LastName: "Not a region"}, idAlias: "c1")
+        b: insertJobs(input: {Duration: 5, RegionId: "c1"})
+      } }`,
+      "REFERENCE_NOT_FOUND",
+      "RegionId",
+    );
+    expect(message).toContain("Jobs.RegionId");
+    expect(message).toContain("a record of Regions is expected");
+  });
+
+  test("an update's UID given as an alias of another object's record is VALIDATION_FAILED", async () => {
+    await refused(
+      `mutation { schema {
+        a: insertContacts(input: {LastName: "Not a job"}, idAlias: "c1")
+        b: updateJobs(input: {UID: "c1", Description: "x"})
+      } }`,
+      "VALIDATION_FAILED",
+      "UID",
+    );
+  });
+
+  test("a delete's UID given as an alias of another object's record is VALIDATION_FAILED, not a silent null", async () => {
+    const message = await refused(
+      `mutation { schema {
+        a: insertContacts(input: {LastName: "Not an account"}, idAlias: "c1")
+        b: deleteAccounts(UID: "c1")
+      } }`,
+      "VALIDATION_FAILED",
+      "UID",
+    );
+    expect(message).toContain("a record of Accounts is expected");
+  });
+
+  test("a reference to an alias whose record an earlier operation deleted is REFERENCE_NOT_FOUND", async () => {
+    const before = await footprint();
+    const result = await gql(`mutation { schema {
+      a: insertRegions(input: {Name: "Short-lived", Timezone: "UTC"}, idAlias: "r1")
+      b: deleteRegions(UID: "r1")
+      c: insertJobs(input: {Duration: 5, RegionId: "r1"})
+    } }`);
+    expect(result.data).toBeNull();
+    expect(result.errors?.[0]?.path).toEqual(["schema", "c"]);
+    expect(result.errors?.[0]?.extensions.code).toBe("REFERENCE_NOT_FOUND");
+    expect(await footprint()).toEqual(before);
+  });
+});
