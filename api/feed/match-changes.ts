@@ -6,7 +6,12 @@
  */
 import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
 import type { FieldDef } from "../catalogue/catalogue.ts";
-import type { FieldValue, LoggedChange, RecordValues } from "../catalogue/record-values.ts";
+import {
+  type FieldValue,
+  type LoggedChange,
+  type RecordValues,
+  sameValue,
+} from "../catalogue/record-values.ts";
 import {
   type EvaluationContext,
   evaluateExtendedFilter,
@@ -95,10 +100,4 @@ export function shapeElement(subscription: Subscription, change: LoggedChange): 
 function wireValue(field: FieldDef | undefined, value: FieldValue): FieldValue {
   if (value === null || !field) return value;
   return field.type === "datetime" && typeof value === "number" ? new Date(value).toISOString() : value;
-}
-
-function sameValue(a: FieldValue, b: FieldValue): boolean {
-  return Array.isArray(a) && Array.isArray(b)
-    ? a.length === b.length && a.every((v, i) => v === b[i])
-    : a === b;
 }
