@@ -74,7 +74,7 @@ function fires(subscription: Subscription, change: LoggedChange, context: MatchC
 }
 
 /** `{"data":{"schemaX":{...members in the order selected}}}`. INSERT: previous = data; DELETE: both the last values. */
-export function shapeElement(subscription: Subscription, change: LoggedChange): unknown {
+function shapeElement(subscription: Subscription, change: LoggedChange): unknown {
   const data = (change.after ?? change.before) as RecordValues;
   const previous = change.operation === "UPDATE" ? (change.before as RecordValues) : data;
   const fieldsByName = new Map(subscription.object.fields.map((field) => [field.name, field]));
