@@ -69,5 +69,3 @@ export function createApp({
     .use(graphqlRoutes(auth, graphql))
     .use(webhookRoutes(auth, webhooks));
 }
-
-export type App = ReturnType<typeof createApp>;

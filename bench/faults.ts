@@ -11,18 +11,16 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { apiKilled } from "../test/support/flow/api-killed.ts";
 import { latencyText } from "../test/support/flow/delivery-check.ts";
+import { dispatcherKilled } from "../test/support/flow/dispatcher-killed.ts";
 import { fuzz } from "../test/support/flow/fuzz.ts";
 import { isolation } from "../test/support/flow/isolation.ts";
-import {
-  apiKilled,
-  dispatcherKilled,
-  load,
-  receiverOutage,
-  redisOutage,
-  type ScenarioResult,
-  steadyFlow,
-} from "../test/support/flow/scenarios.ts";
+import { load } from "../test/support/flow/load.ts";
+import { receiverOutage } from "../test/support/flow/receiver-outage.ts";
+import { redisOutage } from "../test/support/flow/redis-outage.ts";
+import type { ScenarioResult } from "../test/support/flow/scenario.ts";
+import { steadyFlow } from "../test/support/flow/steady-flow.ts";
 import { machine } from "./support.ts";
 
 type Outcome =

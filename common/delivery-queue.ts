@@ -12,7 +12,7 @@ import { DELIVERY_QUEUE, type RedisKeys } from "./redis-keys.ts";
 export type DeliveryQueue = Queue<DeliveryJob>;
 
 /** The BullMQ job name of every delivery. */
-export const DELIVERY_JOB_NAME = "deliver";
+const DELIVERY_JOB_NAME = "deliver";
 
 /**
  * Completed jobs go at once; failed ones are kept a day (at most 1,000; bodies

@@ -1,7 +1,7 @@
 /**
  * Typed errors with stable codes. They carry no HTTP knowledge: the API maps
- * `code` to a status in one table (api/http/error-status.ts) and to a GraphQL
- * `extensions.code` in one formatter.
+ * `code` to a status in one table (`STATUS_BY_CODE`, api/http/error-response.ts)
+ * and to a GraphQL `extensions.code` in one formatter (api/graphql/format-error.ts).
  */
 
 /** Every code an error of this service can carry. Stable: clients may branch on them. */

@@ -61,7 +61,7 @@ export interface DelivererDeps {
 const OPENED_SECRETS = 1024;
 
 /** How long an attempt waits for its answer before the delivery log shows it `delivering` (and `onSlow` is called). */
-export const DELIVERING_AFTER_MS = 500;
+const DELIVERING_AFTER_MS = 500;
 
 /** Longest wait, inside an attempt, for a slot this process holds at a busy endpoint (then the job is parked). */
 const SLOT_WAIT_MS = 100;

@@ -18,7 +18,7 @@ import {
 } from "./ssrf/resolve-destination.ts";
 
 /** How much of a response body is kept in the delivery log. */
-export const RESPONSE_BODY_LIMIT = 1024;
+const RESPONSE_BODY_LIMIT = 1024;
 
 /** What one attempt produced. */
 export interface AttemptResult {

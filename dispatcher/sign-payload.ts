@@ -5,7 +5,7 @@
  */
 
 /** The prefix of a Standard Webhooks secret; the rest is the base64 of the HMAC key. */
-export const WEBHOOK_SECRET_PREFIX = "whsec_";
+const WEBHOOK_SECRET_PREFIX = "whsec_";
 
 /** Thrown when a webhook secret is not `whsec_<base64>`. */
 export class InvalidWebhookSecretError extends Error {

@@ -1,7 +1,8 @@
 /**
  * The one gate (`bun run check`, run by `npm test` and CI): typecheck, lint and
- * format check, import-cycle check, then the test suite. Stops at the first
- * failing step; ends with a plain "N passed, N failed" line for CI.
+ * format check, import-cycle check, dead-code and unused-dependency check (knip,
+ * configured in knip.json), then the test suite. Stops at the first failing
+ * step; ends with a plain "N passed, N failed" line for CI.
  */
 
 export {};
@@ -15,6 +16,11 @@ const steps: { name: string; cmd: string[] }[] = [
   {
     name: "import cycles",
     cmd: [bin("madge"), "--circular", "--extensions", "ts", "--ts-config", "tsconfig.json", ...SOURCES],
+  },
+  // A hint (an ignore or entry in knip.json that is no longer needed) fails too, so the config stays true.
+  {
+    name: "unused files, exports and dependencies",
+    cmd: [bin("knip"), "--no-progress", "--treat-config-hints-as-errors"],
   },
 ];
 

@@ -11,7 +11,7 @@ import { insertUserRecord } from "../auth/user-record.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { ROLES, type Role, type Store, type Tenant } from "../store/store.ts";
 
-export const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
+const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
   create-tenant <name> [--admin <username>] [--email <address>]
       creates a tenant with its first administrator and prints an administrator token
   add-user --tenant <name> <username> --roles <role,...> [--email <address>] [--last-name <name>]

@@ -4,7 +4,7 @@ import { z } from "zod";
 const name = z.string().min(1).max(64);
 const text = z.string().max(1000);
 
-export const ColumnInputSchema = z.object({
+const ColumnInputSchema = z.object({
   type: z.string().min(1).max(32),
   unique: z.boolean().optional(),
   required: z.boolean().optional(),
@@ -41,7 +41,6 @@ export const ObjectInputSchema = z.object({
 
 export const AddFieldInputSchema = FieldInputSchema.extend({ schemaName: name });
 
-export type ColumnInput = z.infer<typeof ColumnInputSchema>;
 export type FieldInput = z.infer<typeof FieldInputSchema>;
 export type ObjectInput = z.infer<typeof ObjectInputSchema>;
 export type AddFieldInput = z.infer<typeof AddFieldInputSchema>;

@@ -1,7 +1,7 @@
 /** Catalogue definitions as the REST answers show them: exactly the seed's §2.2 records. */
 import type { FieldDef, ObjectDef } from "./catalogue.ts";
 
-export const schemaView = (object: ObjectDef) => ({
+const schemaView = (object: ObjectDef) => ({
   name: object.name,
   description: object.description,
   label: object.label,

@@ -9,7 +9,7 @@ export function stableId(name: string): string {
 }
 
 /** `JobStatus` → `job_status`. */
-export function snakeCase(name: string): string {
+function snakeCase(name: string): string {
   return name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")

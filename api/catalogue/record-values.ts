@@ -7,6 +7,17 @@
 export type FieldValue = string | number | boolean | string[] | null;
 export type RecordValues = Record<string, FieldValue>;
 
+/**
+ * True when two field values are the same value: equal scalars, or
+ * multipicklists with the same items in the same order. Used to tell which
+ * fields a write changed (a mutation's change entry, a watched-field match).
+ */
+export function sameValue(a: FieldValue, b: FieldValue): boolean {
+  return Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((v, i) => v === b[i])
+    : a === b;
+}
+
 /** The kinds of change a mutation makes to a record. */
 export type ChangeOperation = "INSERT" | "UPDATE" | "DELETE";
 

@@ -2,7 +2,7 @@
 import type { ObjectDef } from "./catalogue.ts";
 import { standardObject } from "./field-factory.ts";
 
-export const JOB_STATUSES = [
+const JOB_STATUSES = [
   "Queued",
   "Pending Allocation",
   "Pending Dispatch",
@@ -15,7 +15,7 @@ export const JOB_STATUSES = [
   "Cancelled",
 ];
 
-export const JOB_ALLOCATION_STATUSES = [
+const JOB_ALLOCATION_STATUSES = [
   "Pending Dispatch",
   "Dispatched",
   "Confirmed",

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { CONFIG_TYPES } from "../store/store.ts";
 
 /** Keys are what `{{ KEY }}` templates can name. */
-export const CONFIG_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const CONFIG_KEY = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 export const ConfigVariableInputSchema = z.object({
   key: z

@@ -72,8 +72,6 @@ const pendingDelivery = ({ job, bodyText }: PlannedDelivery, at: number): Delive
   updatedAt: at,
 });
 
-export type ChangeFeed = ReturnType<typeof createChangeFeed>;
-
 export function createChangeFeed(deps: ChangeFeedDeps) {
   const {
     store,

@@ -6,7 +6,12 @@
  */
 import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
 import type { FieldDef } from "../catalogue/catalogue.ts";
-import type { FieldValue, LoggedChange, RecordValues } from "../catalogue/record-values.ts";
+import {
+  type FieldValue,
+  type LoggedChange,
+  type RecordValues,
+  sameValue,
+} from "../catalogue/record-values.ts";
 import {
   type EvaluationContext,
   evaluateExtendedFilter,
@@ -69,7 +74,7 @@ function fires(subscription: Subscription, change: LoggedChange, context: MatchC
 }
 
 /** `{"data":{"schemaX":{...members in the order selected}}}`. INSERT: previous = data; DELETE: both the last values. */
-export function shapeElement(subscription: Subscription, change: LoggedChange): unknown {
+function shapeElement(subscription: Subscription, change: LoggedChange): unknown {
   const data = (change.after ?? change.before) as RecordValues;
   const previous = change.operation === "UPDATE" ? (change.before as RecordValues) : data;
   const fieldsByName = new Map(subscription.object.fields.map((field) => [field.name, field]));
@@ -95,10 +100,4 @@ export function shapeElement(subscription: Subscription, change: LoggedChange): 
 function wireValue(field: FieldDef | undefined, value: FieldValue): FieldValue {
   if (value === null || !field) return value;
   return field.type === "datetime" && typeof value === "number" ? new Date(value).toISOString() : value;
-}
-
-function sameValue(a: FieldValue, b: FieldValue): boolean {
-  return Array.isArray(a) && Array.isArray(b)
-    ? a.length === b.length && a.every((v, i) => v === b[i])
-    : a === b;
 }

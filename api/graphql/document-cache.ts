@@ -24,8 +24,6 @@ export interface CachedDocument {
   reads: Map<string, OperationReads>;
 }
 
-export type DocumentCache = ReturnType<typeof createDocumentCache>;
-
 export function createDocumentCache(size: number) {
   const entries = new Map<string, CachedDocument>();
   const keyOf = (tenantId: string, version: number, query: string) =>

@@ -19,7 +19,6 @@ export function tenantResolvers(
     lookup: queries.lookup,
     reverse: queries.reverse,
     mutations: mutationsResolver(store, catalogue, onCommitted),
-
     operationResult: operationResultResolver,
   };
 }

@@ -103,5 +103,3 @@ export function createRetentionSweeper(deps: RetentionSweeperDeps) {
     },
   };
 }
-
-export type RetentionSweeper = ReturnType<typeof createRetentionSweeper>;

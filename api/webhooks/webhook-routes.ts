@@ -17,7 +17,7 @@ import type { WebhookService } from "./webhook-service.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export const webhookView = (webhook: WebhookRecord) => ({
+const webhookView = (webhook: WebhookRecord) => ({
   id: webhook.id,
   name: webhook.name,
   url: webhook.url,

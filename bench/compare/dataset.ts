@@ -7,7 +7,7 @@
 export const SIZES = { regions: 10, accounts: 1_000, contacts: 2_000, resources: 50, jobs: 100_000 };
 
 /** A quarter of the Jobs are `Dispatched`; W1 filters on it. */
-export const JOB_STATUSES = ["Queued", "Dispatched", "Complete", "Cancelled"] as const;
+const JOB_STATUSES = ["Queued", "Dispatched", "Complete", "Cancelled"] as const;
 const ZONES = ["Europe/London", "Europe/Paris", "America/New_York", "Asia/Tokyo", "Australia/Sydney"];
 const COUNTRIES = ["GB", "FR", "US", "JP", "AU"];
 const URGENCIES = ["Low", "Normal", "High"];

@@ -20,7 +20,7 @@ function cpuTotals(): { busy: number; total: number } {
 }
 
 /** The share (0–1) of all CPUs busy during the next `ms` milliseconds. */
-export async function cpuBusyShare(ms: number): Promise<number> {
+async function cpuBusyShare(ms: number): Promise<number> {
   const before = cpuTotals();
   await Bun.sleep(ms);
   const after = cpuTotals();

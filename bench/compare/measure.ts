@@ -36,7 +36,7 @@ export interface MeasureOptions {
 const workloadNames = Object.keys(WORKLOADS) as WorkloadName[];
 
 /** Counts the non-object values in `value` (nulls included): the fields a client gets back. */
-export function countValues(value: unknown): number {
+function countValues(value: unknown): number {
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + countValues(item), 0);
   if (value !== null && typeof value === "object") {
     return Object.values(value).reduce((sum: number, item) => sum + countValues(item), 0);

@@ -88,7 +88,7 @@ export const PARSE_INDEXES = [
   'CREATE INDEX ON "_Join:allocations:Job" ("owningId")',
 ];
 
-export const objectId = (letter: string, index: number) => `${letter}${String(index).padStart(9, "0")}`;
+const objectId = (letter: string, index: number) => `${letter}${String(index).padStart(9, "0")}`;
 const numbered = (prefix: string, n: number) => `${prefix}${String(n).padStart(4, "0")}`;
 
 /** The rows of every table, referenced tables first. */

@@ -15,7 +15,7 @@ import {
 import { type DeliveryLogFixture, openDeliveryLog, TEST_SECRETS_KEY } from "../support/delivery-log.ts";
 import { openTestRedis, type TestRedis } from "../support/redis.ts";
 
-export const TEST_DISPATCHER_ENV = {
+const TEST_DISPATCHER_ENV = {
   DELIVERY_ALLOW_HTTP: "true",
   DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8,::1",
   DELIVERY_RETRY_SCHEDULE: "100ms,100ms,100ms",

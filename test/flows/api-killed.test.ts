@@ -4,7 +4,7 @@
  * The long version: `bun bench/faults.ts api-kill`.
  */
 import { expect, test } from "bun:test";
-import { apiKilled } from "../support/flow/scenarios.ts";
+import { apiKilled } from "../support/flow/api-killed.ts";
 
 test("API killed mid-stream and restarted: nothing committed is lost", async () => {
   const result = await apiKilled({ durationMs: 4000, kills: 3 });

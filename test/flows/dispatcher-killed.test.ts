@@ -4,7 +4,7 @@
  * The long version: `bun bench/faults.ts dispatcher-kill`.
  */
 import { expect, test } from "bun:test";
-import { dispatcherKilled } from "../support/flow/scenarios.ts";
+import { dispatcherKilled } from "../support/flow/dispatcher-killed.ts";
 
 test("dispatcher killed mid-delivery and restarted: every delivery completes", async () => {
   const result = await dispatcherKilled({

@@ -5,7 +5,7 @@
  * `bun bench/faults.ts load`.
  */
 import { expect, test } from "bun:test";
-import { load } from "../support/flow/scenarios.ts";
+import { load } from "../support/flow/load.ts";
 
 test("load: paced mutations for a few seconds, every one delivered", async () => {
   const result = await load({ rate: 300, durationMs: 3000, writers: 8 });

@@ -4,7 +4,7 @@
  * the failed attempts before the success. The long version: `bun bench/faults.ts receiver`.
  */
 import { expect, test } from "bun:test";
-import { receiverOutage } from "../support/flow/scenarios.ts";
+import { receiverOutage } from "../support/flow/receiver-outage.ts";
 
 test("receiver down, then up within the retry window: everything delivered, attempts logged", async () => {
   const result = await receiverOutage({ mutations: 60, downMs: 1200 });

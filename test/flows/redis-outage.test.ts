@@ -4,7 +4,7 @@
  * restarted from its append-only file. The long version: `bun bench/faults.ts redis`.
  */
 import { expect, test } from "bun:test";
-import { redisOutage } from "../support/flow/scenarios.ts";
+import { redisOutage } from "../support/flow/redis-outage.ts";
 
 test("Redis outage: writes succeed, everything is delivered; queued jobs survive a Redis restart", async () => {
   const result = await redisOutage({ durationMs: 3000, outageMs: 1200, queued: 60 });

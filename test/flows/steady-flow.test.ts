@@ -4,7 +4,7 @@
  * The long version: `bun bench/faults.ts steady`.
  */
 import { expect, test } from "bun:test";
-import { steadyFlow } from "../support/flow/scenarios.ts";
+import { steadyFlow } from "../support/flow/steady-flow.ts";
 
 test("steady flow: every committed change arrives once, signed, with the right body", async () => {
   const result = await steadyFlow({ mutations: 150 });

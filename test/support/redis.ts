@@ -12,7 +12,7 @@ export interface TestRedis {
   close(): Promise<void>;
 }
 
-export function testRedisUrl(): string {
+function testRedisUrl(): string {
   const url = process.env.TEST_REDIS_URL;
   if (!url) throw new Error("TEST_REDIS_URL is unset: run tests with `bun test` (the preload starts Redis)");
   return url;

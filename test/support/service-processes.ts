@@ -15,7 +15,7 @@ import { collect, isRunning } from "./processes.ts";
 const ROOT = join(import.meta.dir, "../..");
 
 /** What the dispatcher needs to deliver to loopback receivers quickly in tests. */
-export const LOOPBACK_DISPATCHER_ENV = {
+const LOOPBACK_DISPATCHER_ENV = {
   DELIVERY_ALLOW_HTTP: "true",
   DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8,::1",
 };
@@ -238,10 +238,4 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     },
     stop,
   };
-}
-
-/** Every process any harness of this run started and that still runs (for "nothing left behind" checks). */
-export function leftRunning(): number[] {
-  const pids = [...started].filter((p) => p.exitCode === null && p.signalCode === null).map((p) => p.pid);
-  return [...pids, ...redisPids].filter(isRunning);
 }

@@ -7,7 +7,7 @@ import { describeSubject, type PathScope, resolvePath } from "./resolve-path.ts"
 import { expectedError, filterError, quote } from "./source-text.ts";
 
 /** The values `Operation` takes in extended filters. */
-export const OPERATIONS: readonly string[] = ["INSERT", "UPDATE", "DELETE"];
+const OPERATIONS: readonly string[] = ["INSERT", "UPDATE", "DELETE"];
 
 const FLIPPED: Readonly<Record<ComparisonOperator, ComparisonOperator>> = {
   "==": "==",

@@ -114,7 +114,7 @@ function checkCondition(node: FilterNode, scope: PathScope): CheckedCondition {
  * @throws FilterParseError for type errors (operator or literal unfit for the field), unknown sub-query objects,
  *   and picklist values outside the picklist's items.
  */
-export function checkFilter(
+function checkFilter(
   filter: FilterNode,
   object: ObjectDef,
   catalogue: Catalogue,

@@ -1,7 +1,7 @@
 /** The candidate nearest to a misspelt name, by Levenshtein distance ignoring letter case. */
 
 /** Edit distance between `a` and `b` (insertions, deletions, substitutions). */
-export function levenshtein(a: string, b: string): number {
+function levenshtein(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

@@ -20,7 +20,7 @@ function codePointRank(unit: number): number {
 }
 
 /** Negative, zero or positive as `a` sorts before, with or after `b` by code point. */
-export function compareText(a: string, b: string): number {
+function compareText(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
     const x = a.charCodeAt(i);

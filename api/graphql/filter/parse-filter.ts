@@ -14,7 +14,7 @@ import { filterError, positioner, quote } from "./source-text.ts";
 import { describeToken, TokenStream } from "./token-stream.ts";
 
 /** Default longest filter text accepted, in UTF-16 units. */
-export const MAX_FILTER_LENGTH = 10_000;
+const MAX_FILTER_LENGTH = 10_000;
 /** Default deepest nesting of parentheses, NOT and sub-queries. */
 export const MAX_FILTER_DEPTH = 64;
 

@@ -30,7 +30,7 @@ export interface PathScope {
 const EXTENDED_ROOTS = ["Current", "Previous", "Operation"];
 
 /** Every name a filter may use on `object`: its fields, plus `<Name>Id` for each reference. */
-export function addressableNames(object: ObjectDef): string[] {
+function addressableNames(object: ObjectDef): string[] {
   return object.fields.flatMap((field) =>
     field.type === "reference" ? [field.name, `${field.name}Id`] : [field.name],
   );

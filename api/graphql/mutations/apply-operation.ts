@@ -14,7 +14,12 @@ import {
 } from "../../../common/errors.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
 import { defaultRecordValue } from "../../catalogue/field-values.ts";
-import type { ChangeEntry, FieldValue, RecordValues } from "../../catalogue/record-values.ts";
+import {
+  type ChangeEntry,
+  type FieldValue,
+  type RecordValues,
+  sameValue,
+} from "../../catalogue/record-values.ts";
 import type { StoreWriter } from "../../store/store.ts";
 import { memberName, names } from "../schema/naming.ts";
 import type { MutationContext, PlannedOperation } from "./operation.ts";
@@ -277,12 +282,6 @@ function derive(object: ObjectDef, record: RecordValues): void {
         .filter((part) => typeof part === "string" && part !== "")
         .join(" ") || null;
   }
-}
-
-function sameValue(a: FieldValue, b: FieldValue): boolean {
-  return Array.isArray(a) && Array.isArray(b)
-    ? a.length === b.length && a.every((v, i) => v === b[i])
-    : a === b;
 }
 
 function change(

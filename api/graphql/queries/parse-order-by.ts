@@ -16,7 +16,7 @@ export interface OrderTerm {
   direction: OrderDirection;
 }
 
-export const MAX_ORDER_BY_LENGTH = 1000;
+const MAX_ORDER_BY_LENGTH = 1000;
 const MAX_TERMS = 8;
 const TOKEN = /\s*(?:([A-Za-z_][A-Za-z0-9_]*)|(\.)|(,)|(\S))/y;
 

@@ -34,18 +34,18 @@ import {
 // biome-ignore lint/suspicious/noExplicitAny: resolvers see arbitrary sources and contexts
 type Resolver = GraphQLFieldResolver<any, any>;
 
-/** Resolvers by role; each factory gets the object or field it serves. All optional. */
+/**
+ * Resolvers by role; each factory gets the object or field it serves. All optional: without
+ * them the schema still builds and introspects (bench/schema-build.ts builds it bare).
+ */
 export interface SchemaResolvers {
   list?: (object: ObjectDef) => Resolver;
   byId?: (object: ObjectDef) => Resolver;
   lookup?: (field: FieldDef) => Resolver;
   reverse?: (field: FieldDef) => Resolver;
-  insert?: (object: ObjectDef) => Resolver;
-  update?: (object: ObjectDef) => Resolver;
-  upsert?: (object: ObjectDef) => Resolver;
-  delete?: (object: ObjectDef) => Resolver;
-  /** `Mutation.schema`: when given, it runs the whole selection and every operation field answers through `operationResult`. */
+  /** `Mutation.schema`: runs the whole selection as one unit of work. */
   mutations?: Resolver;
+  /** Every operation field (`insertX`, `updateX`, ...): its entry in what `mutations` returned. */
   operationResult?: Resolver;
 }
 
@@ -253,29 +253,29 @@ function mutationFields(
     type: GraphQLString,
     description: "Names the new record's UID for the rest of this request.",
   };
-  const op = (resolve: Resolver | undefined, args: GraphQLFieldConfig<unknown, unknown>["args"]) => ({
+  const op = (args: GraphQLFieldConfig<unknown, unknown>["args"]) => ({
     type: GraphQLID,
     args,
-    resolve: resolvers.operationResult ?? resolve,
+    resolve: resolvers.operationResult,
   });
   const fields: GraphQLFieldConfigMap<unknown, unknown> = {
-    [names.updateField(object.name)]: op(resolvers.update?.(object), {
+    [names.updateField(object.name)]: op({
       input: { type: nonNull(updateInput) },
     }),
-    [names.deleteField(object.name)]: op(resolvers.delete?.(object), { UID: { type: nonNull(GraphQLID) } }),
+    [names.deleteField(object.name)]: op({ UID: { type: nonNull(GraphQLID) } }),
   };
   // GraphQL forbids empty input types: an object without writable fields is inserted without `input`, and
   // cannot be upserted (an upsert key is a writable field).
   if (writable.length === 0) {
-    fields[names.insertField(object.name)] = op(resolvers.insert?.(object), { idAlias });
+    fields[names.insertField(object.name)] = op({ idAlias });
     return fields;
   }
   const newInput = new GraphQLInputObjectType({ name: names.newInput(object.name), fields: inputFields });
-  fields[names.insertField(object.name)] = op(resolvers.insert?.(object), {
+  fields[names.insertField(object.name)] = op({
     input: { type: nonNull(newInput) },
     idAlias,
   });
-  fields[names.upsertField(object.name)] = op(resolvers.upsert?.(object), {
+  fields[names.upsertField(object.name)] = op({
     input: { type: nonNull(newInput) },
     keyField: { type: nonNull(GraphQLString) },
     idAlias,

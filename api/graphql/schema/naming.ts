@@ -46,7 +46,7 @@ export const FIXED_TYPE_NAMES = [
 ];
 
 /** Every type name an object named `object` adds to the schema. */
-export function typeNamesOf(object: string): string[] {
+function typeNamesOf(object: string): string[] {
   return [
     object,
     names.connectionType(object),

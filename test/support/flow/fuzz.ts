@@ -23,7 +23,7 @@ import {
   randomFilter,
   randomJson,
 } from "./fuzz-inputs.ts";
-import { FAST_DISPATCHER_ENV } from "./scenarios.ts";
+import { FAST_DISPATCHER_ENV } from "./scenario.ts";
 import { seededRandom } from "./writer.ts";
 
 interface FuzzRequest {

@@ -38,7 +38,7 @@ export interface HookSpec {
 }
 
 /** Stands for an element's `timestamp` in expected bodies; the received one is checked separately. */
-export const TIMESTAMP = "<timestamp>";
+const TIMESTAMP = "<timestamp>";
 
 const num = (value: Value) => (typeof value === "number" ? value : Number.NaN);
 

@@ -10,7 +10,7 @@
 import { type Receiver, startReceiver } from "../receiver.ts";
 import { startService } from "../service-processes.ts";
 import { type ApiAnswer, type ApiClient, apiClient } from "./api-client.ts";
-import { FAST_DISPATCHER_ENV } from "./scenarios.ts";
+import { FAST_DISPATCHER_ENV } from "./scenario.ts";
 
 const STANDARD = [
   "Regions",

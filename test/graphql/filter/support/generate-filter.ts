@@ -42,7 +42,7 @@ interface PathInfo {
 const SKIPPED = new Set(["CreatedBy", "LastModifiedBy", "LastModifiedDate"]);
 
 /** Every path from `object`: its fields, `<Ref>Id` aliases, and lookups up to `depth` references deep. */
-export function pathsOf(object: ObjectDef, depth: number, prefix = ""): PathInfo[] {
+function pathsOf(object: ObjectDef, depth: number, prefix = ""): PathInfo[] {
   return object.fields.flatMap((field) => {
     if (SKIPPED.has(field.name)) return [];
     const own = { path: prefix + field.name, type: field.type, valueClass: VALUE_CLASS[field.type] };
@@ -60,7 +60,7 @@ function uidLiteral(random: Random): string {
 }
 
 /** A literal fitting a field of `type`; `equality` keeps picklist values to the picklist's items. */
-export function literalFor(type: FieldType, random: Random, equality = true): string {
+function literalFor(type: FieldType, random: Random, equality = true): string {
   switch (type) {
     case "int":
       return random.chance(0.15) ? minutesText(random.pick(MINUTES), random) : String(random.pick(INTS));
