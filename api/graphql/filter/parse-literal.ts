@@ -34,7 +34,7 @@ const UNIT_LIST = "a unit (ms, s, m, h, d, seconds, minutes, hours, days)";
  * 4,083 years). Every amount up to it is kept exactly (far below 2^53), and `NOW()` moved by it
  * is still an instant a date can hold.
  */
-export const MAX_DURATION_MS = MAX_DURATION_MINUTES * MINUTE;
+const MAX_DURATION_MS = MAX_DURATION_MINUTES * MINUTE;
 
 function unitOf(token: Token): number | null {
   return token.kind === "ident" ? (UNITS[token.source.toLowerCase()] ?? null) : null;
