@@ -32,10 +32,20 @@ export const ApiConfigSchema = z.object({
   GRAPHQL_MAX_RELATED_LIMIT: positiveInt(2000),
   /** Deepest selection nesting of a GraphQL document. Default 12. */
   GRAPHQL_MAX_DEPTH: positiveInt(12),
-  /** Largest estimated cost of a query (list sizes multiply down the tree). Default 100000. */
+  /**
+   * Largest estimated cost of a query: rows listed (sizes multiply down the tree) and skipped by
+   * `offset`, plus one per field selection once fragments are spread. Default 100000.
+   */
   GRAPHQL_MAX_COST: positiveInt(100_000),
   /** Most aliased fields in a document (so at most this many aliased mutation operations). Default 100. */
   GRAPHQL_MAX_ALIASES: positiveInt(100),
+  /** Largest `offset` of a list query (the store reads past every skipped row). Default 10000. */
+  GRAPHQL_MAX_OFFSET: positiveInt(10_000),
+  /**
+   * Most list queries (`jobs(...)`) and `totalCount`s in one request: each is a store query that may
+   * read the tenant's whole table. Default 10.
+   */
+  GRAPHQL_MAX_SCANS: positiveInt(10),
   /**
    * Read a whole query's answer in the store, in one statement, where the store can (connections
    * without cursors, records by UID, fields, lookups, reverse lists); off, every field is resolved.

@@ -79,6 +79,12 @@ export function createGraphQLService(
         failure: requestError("GRAPHQL_PARSE_FAILED", syntax.message, { locations: syntax.locations }),
       };
     }
+    // Limits first: their check is linear in the text, and a document over them must reach nothing costlier.
+    for (const definition of document.definitions) {
+      if (definition.kind !== "OperationDefinition") continue;
+      const breach = checkDocumentLimits(tenantSchema.schema, document, definition, limits);
+      if (breach) return { failure: requestError("LIMIT_EXCEEDED", breach) };
+    }
     const problems = validate(tenantSchema.schema, document);
     if (problems.length > 0) {
       const errors = problems.map((problem) => ({
@@ -86,11 +92,6 @@ export function createGraphQLService(
         extensions: { code: "GRAPHQL_VALIDATION_FAILED" },
       }));
       return { failure: { errors } };
-    }
-    for (const definition of document.definitions) {
-      if (definition.kind !== "OperationDefinition") continue;
-      const breach = checkDocumentLimits(tenantSchema.schema, document, definition, limits);
-      if (breach) return { failure: requestError("LIMIT_EXCEEDED", breach) };
     }
     return documents.set(tenantId, tenantSchema.version, query, document);
   }

@@ -18,17 +18,21 @@ type LimitsConfig = Pick<
   | "GRAPHQL_MAX_DEPTH"
   | "GRAPHQL_MAX_COST"
   | "GRAPHQL_MAX_ALIASES"
+  | "GRAPHQL_MAX_OFFSET"
+  | "GRAPHQL_MAX_SCANS"
 >;
 
 /** The limits of SPEC.md §9 as configured. */
 export function documentLimits(config: Readonly<LimitsConfig>): DocumentLimits {
   return {
     maxPageSize: config.GRAPHQL_MAX_PAGE_SIZE,
+    maxOffset: config.GRAPHQL_MAX_OFFSET,
     defaultRelatedLimit: 20,
     maxRelatedLimit: config.GRAPHQL_MAX_RELATED_LIMIT,
     maxDepth: config.GRAPHQL_MAX_DEPTH,
     maxCost: config.GRAPHQL_MAX_COST,
     maxAliases: config.GRAPHQL_MAX_ALIASES,
+    maxScans: config.GRAPHQL_MAX_SCANS,
   };
 }
 

@@ -1,11 +1,19 @@
 /**
- * Resolvers of `mutation { schema { ... } }`. The `schema` field plans every
- * operation of its selection (aliases, fragments and @skip/@include honoured,
- * arguments coerced by graphql-js) and runs them as one unit of work; each
- * operation field then answers its own UID, or the error that stopped the
- * mutation (its path is `schema.<alias>`).
+ * Resolvers of `mutation { schema { ... } }`. One request is one unit of work
+ * whatever its shape: the first `schema` root resolved plans the operations of
+ * every `schema` root of the operation (aliases, fragments and @skip/@include
+ * honoured, arguments coerced by graphql-js), in document order, and runs them
+ * together; each root then answers its part. Each operation field answers its
+ * own UID, or the error that stopped the mutation (its path is
+ * `<root>.<alias>`).
  */
-import { type GraphQLFieldResolver, GraphQLObjectType, getNamedType } from "graphql";
+import {
+  type FieldNode,
+  type GraphQLFieldResolver,
+  GraphQLObjectType,
+  type GraphQLResolveInfo,
+  getNamedType,
+} from "graphql";
 import { collectFields } from "graphql/execution/collectFields.js";
 import { getArgumentValues } from "graphql/execution/values.js";
 import type { Catalogue, ObjectDef } from "../../catalogue/catalogue.ts";
@@ -17,6 +25,9 @@ import { runMutation } from "./run-mutation.ts";
 
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext>;
 
+/** Each root's answer by its response key: operation alias → UID, null, or the error that stopped the mutation. */
+type RootAnswers = Map<string, Record<string, unknown>>;
+
 /** The resolver of `Mutation.schema` for one tenant's catalogue. */
 export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitted: () => void): Resolver {
   const byField = new Map<string, { kind: OperationKind; object: ObjectDef }>();
@@ -27,11 +38,12 @@ export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitte
     byField.set(names.deleteField(object.name), { kind: "delete", object });
   }
 
-  return async (_source, _args, context, info) => {
+  /** The operations selected under `nodes` (one root's field nodes), in order. */
+  const planRoot = (info: GraphQLResolveInfo, root: string, nodes: readonly FieldNode[]) => {
     const type = getNamedType(info.returnType);
     if (!(type instanceof GraphQLObjectType)) throw new Error("Mutation.schema must return an object type");
     const operations: PlannedOperation[] = [];
-    for (const node of info.fieldNodes) {
+    for (const node of nodes) {
       if (!node.selectionSet) continue;
       const fields = collectFields(info.schema, info.fragments, info.variableValues, type, node.selectionSet);
       for (const [alias, fieldNodes] of fields) {
@@ -41,6 +53,7 @@ export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitte
         if (!first || !target || !definition) continue;
         const args = getArgumentValues(definition, first, info.variableValues);
         operations.push({
+          root,
           alias,
           kind: target.kind,
           object: target.object,
@@ -52,20 +65,50 @@ export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitte
         });
       }
     }
-    const context_ = {
+    return operations;
+  };
+
+  /** Plans and runs the operations of every `schema` root of the request's operation, as one unit of work. */
+  const runOperation = async (context: GraphQLContext, info: GraphQLResolveInfo): Promise<RootAnswers> => {
+    const roots = collectFields(
+      info.schema,
+      info.fragments,
+      info.variableValues,
+      info.parentType,
+      info.operation.selectionSet,
+    );
+    const answers: RootAnswers = new Map();
+    const operations: PlannedOperation[] = [];
+    for (const [root, nodes] of roots) {
+      if (nodes[0]?.name.value !== info.fieldName) continue;
+      answers.set(root, {});
+      operations.push(...planRoot(info, root, nodes));
+    }
+    const mutation = {
       tenantId: context.principal.tenantId,
       userId: context.principal.userId,
       mutationId: Bun.randomUUIDv7(),
       now: Date.now(),
     };
     try {
-      const results = await runMutation(store, catalogue, context_, operations);
+      const results = await runMutation(store, catalogue, mutation, operations);
       onCommitted();
-      return Object.fromEntries(results);
+      operations.forEach((op, i) => {
+        (answers.get(op.root) as Record<string, unknown>)[op.alias] = results[i];
+      });
     } catch (error) {
       if (!(error instanceof OperationFailure)) throw error;
-      return { [error.alias]: error.error instanceof Error ? error.error : new Error(String(error.error)) };
+      const { root, alias } = error.operation;
+      const cause = error.error instanceof Error ? error.error : new Error(String(error.error));
+      (answers.get(root) as Record<string, unknown>)[alias] = cause;
     }
+    return answers;
+  };
+
+  return async (_source, _args, context, info) => {
+    // Keyed by the operation node: every root of this request shares the one run.
+    const run = context.loaders.get(info.operation, () => runOperation(context, info));
+    return (await run).get(String(info.path.key)) ?? {};
   };
 }
 

@@ -4,7 +4,9 @@ import type { ObjectDef } from "../../catalogue/catalogue.ts";
 export type OperationKind = "insert" | "update" | "upsert" | "delete";
 
 export interface PlannedOperation {
-  /** Response key (the GraphQL alias, or the field name). */
+  /** Response key of the `schema` root it was selected under. */
+  root: string;
+  /** Response key (the GraphQL alias, or the field name) under that root. */
   alias: string;
   kind: OperationKind;
   object: ObjectDef;
@@ -28,9 +30,9 @@ export interface MutationContext {
 /** The first failing operation of a mutation: everything was rolled back. */
 export class OperationFailure extends Error {
   constructor(
-    readonly alias: string,
+    readonly operation: PlannedOperation,
     readonly error: unknown,
   ) {
-    super(`operation '${alias}' failed`);
+    super(`operation '${operation.root}.${operation.alias}' failed`);
   }
 }

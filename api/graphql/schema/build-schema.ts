@@ -107,7 +107,7 @@ const listArgs = {
   },
   first: { type: GraphQLInt, description: "Page size, default and maximum 200." },
   after: { type: GraphQLString, description: "The endCursor of the previous page." },
-  offset: { type: GraphQLInt, description: "Rows to skip." },
+  offset: { type: GraphQLInt, description: "Rows to skip, at most 10000 (page further with after)." },
 };
 
 const reverseArgs = {

@@ -147,6 +147,67 @@ describe("atomicity and the change log", () => {
   });
 });
 
+describe("several `schema` roots are one unit of work", () => {
+  const descriptions = async () =>
+    (await changeLog(t, acme.tenant.id))
+      .filter((entry) => entry.objectName === "Jobs")
+      .map((entry) => entry.after?.Description);
+
+  test("a failing second root leaves nothing of the first: no row, no change-log entry", async () => {
+    // Each root used to commit on its own: the first half was written (and its webhook fired).
+    const logBefore = (await changeLog(t, acme.tenant.id)).length;
+    const result = await gql(`mutation {
+      a: schema { first: insertJobs(input: {Duration: 10, RegionId: "${regionId}", Description: "half one"}) }
+      b: schema { second: insertJobs(input: {Duration: 10}) }
+    } `);
+    expect(result.data).toBeNull();
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors?.[0]?.path).toEqual(["b", "second"]);
+    expect(result.errors?.[0]?.extensions.code).toBe("VALIDATION_FAILED");
+    expect((await changeLog(t, acme.tenant.id)).length).toBe(logBefore);
+    const written = await gql(`{ jobs(filter: "Description == 'half one'") { totalCount } }`);
+    expect(written.data).toEqual({ jobs: { totalCount: 0 } });
+  });
+
+  test("valid roots commit together, in order, under one mutation id; idAliases reach across roots", async () => {
+    const logBefore = (await changeLog(t, acme.tenant.id)).length;
+    const result = await gql(
+      `mutation ($skip: Boolean!) {
+      a: schema { job: insertJobs(input: {Duration: 10, RegionId: "${regionId}", Description: "root a"}, idAlias: "j") }
+      ...More
+      c: schema @skip(if: $skip) { job: insertJobs(input: {Duration: 10, RegionId: "${regionId}", Description: "skipped"}) }
+    }
+    fragment More on Mutation {
+      b: schema { job: updateJobs(input: {UID: "j", Description: "root b"}) }
+    }`,
+      { skip: true },
+    );
+    expect(result.errors).toBeUndefined();
+    const { a, b } = result.data as { a: { job: string }; b: { job: string } };
+    expect(b.job).toBe(a.job);
+    expect(result.data).not.toHaveProperty("c");
+    const entries = (await changeLog(t, acme.tenant.id)).slice(logBefore);
+    expect(entries.map((e) => `${e.operation}:${e.after?.Description}`)).toEqual([
+      "INSERT:root a",
+      "UPDATE:root b",
+    ]);
+    expect(new Set(entries.map((e) => e.mutationId)).size).toBe(1);
+    expect(await descriptions()).not.toContain("skipped");
+  });
+
+  test("the same operation alias under two roots answers in each", async () => {
+    const result = await gql(`mutation {
+      a: schema { x: insertRegions(input: {Name: "East", Timezone: "UTC"}) }
+      b: schema { x: insertRegions(input: {Name: "West", Timezone: "UTC"}) }
+    }`);
+    expect(result.errors).toBeUndefined();
+    const { a, b } = result.data as { a: { x: string }; b: { x: string } };
+    expect(a.x).not.toBe(b.x);
+    const stored = await storedRecords(t, acme.tenant.id, "Regions", [a.x, b.x]);
+    expect(stored.map((region) => region.Name).sort()).toEqual(["East", "West"]);
+  });
+});
+
 describe("validation", () => {
   const expectError = async (document: string, code: string, text?: string) => {
     const result = await gql(document);

@@ -332,7 +332,7 @@ for (const storeReads of [true, false]) {
         const deep = `{ usersById(UID: "x") { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { CreatedBy { UID } } } } } } } } } } } } } }`;
         expect((await gql(deep)).errors?.[0]?.message).toContain("levels deep");
         const costly = `{ jobs { edges { node { JobAllocations(limit: 2000) { Job { JobAllocations(limit: 2000) { Name } } } } } } }`;
-        expect((await gql(costly)).errors?.[0]?.message).toContain("could return");
+        expect((await gql(costly)).errors?.[0]?.message).toContain("could read");
         const aliases = `{ ${Array.from({ length: 101 }, (_, i) => `a${i}: jobsById(UID: "x") { UID }`).join(" ")} }`;
         expect((await gql(aliases)).errors?.[0]?.message).toContain("aliases");
         expect((await gql(aliases)).errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");

@@ -1,0 +1,174 @@
+/**
+ * The document limits against the attacks that found them, through the API:
+ * a fragment bomb, introspection nested and aliased, deep offsets and counts
+ * by the hundred. Each is refused with LIMIT_EXCEEDED before it costs the
+ * process (or the store) anything, and other requests go on.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { getIntrospectionQuery } from "graphql";
+import { createTestApp, type TestApp } from "../support/app.ts";
+import { countingStore } from "../support/counting-store.ts";
+import { graphqlClient } from "../support/graphql.ts";
+
+let t: TestApp;
+let gql: ReturnType<typeof graphqlClient>;
+let counter: ReturnType<typeof countingStore>;
+
+beforeAll(async () => {
+  t = await createTestApp({}, (store) => {
+    counter = countingStore(store);
+    return counter.store;
+  });
+  const acme = await t.provision("acme");
+  gql = graphqlClient(t, acme.adminToken);
+  const seeded = await gql(`mutation { schema {
+    r: insertRegions(input: {Name: "North", Timezone: "UTC"}, idAlias: "r")
+    ${Array.from({ length: 5 }, (_, i) => `j${i}: insertJobs(input: {Duration: ${i}, RegionId: "r"})`).join("\n")}
+  } }`);
+  expect(seeded.errors).toBeUndefined();
+});
+afterAll(() => t.close());
+
+const repeat = (count: number, make: (i: number) => string) =>
+  Array.from({ length: count }, (_, i) => make(i)).join(" ");
+
+/** `levels` fragments, each spreading the next `width` times (wrapped by `wrap`). */
+function fragmentBomb(root: string, levels: number, width: number, wrap = (spreads: string) => spreads) {
+  let text = `{ ${root.replace("$", "...F0")} }`;
+  for (let i = 0; i < levels; i++) {
+    const body = i + 1 < levels ? wrap(repeat(width, () => `...F${i + 1}`)) : "UID Name";
+    text += `\nfragment F${i} on Jobs { ${body} }`;
+  }
+  return text;
+}
+
+/** The answer, how long it took, its size and the store reads it made. */
+async function measured(query: string, variables?: Record<string, unknown>) {
+  counter.reset();
+  const started = performance.now();
+  const body = await gql(query, variables);
+  return {
+    body,
+    ms: performance.now() - started,
+    bytes: JSON.stringify(body).length,
+    reads: counter.reads(),
+  };
+}
+
+describe("fragment bombs", () => {
+  // Each took 21 s and more before fragments were priced instead of expanded (24 levels: 2^24 fields).
+  const BOMBS: [string, string][] = [
+    ["24 fragments, each spreading the next twice", fragmentBomb(`jobsById(UID: "x") { $ }`, 24, 2)],
+    [
+      "the same in inline fragments",
+      fragmentBomb(`jobsById(UID: "x") { $ }`, 24, 2, (s) => `... on Jobs { ${s} } ... { ${s} }`),
+    ],
+    ["8 fragments, each spreading the next 10 times", fragmentBomb(`jobsById(UID: "x") { $ }`, 8, 10)],
+    ["under a page of no rows", fragmentBomb(`jobs(first: 0) { edges { node { $ } } }`, 24, 2)],
+  ];
+  for (const [what, bomb] of BOMBS) {
+    test(`${what}: LIMIT_EXCEEDED in well under a second, no store read`, async () => {
+      const { body, ms, reads } = await measured(bomb);
+      expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+      expect(body.errors?.[0]?.message).toContain("could read about");
+      expect(ms).toBeLessThan(500);
+      expect(reads).toBe(0);
+    });
+  }
+
+  test("a plain query sent beside a bomb is answered at once", async () => {
+    const started = performance.now();
+    const plainDone = gql(`{ jobs(first: 5) { edges { node { UID } } } }`).then((body) => ({
+      body,
+      ms: performance.now() - started,
+    }));
+    const [bomb, plain] = await Promise.all([
+      gql(fragmentBomb(`jobsById(UID: "x") { $ }`, 24, 2)),
+      plainDone,
+    ]);
+    expect(bomb.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(plain.body.errors).toBeUndefined();
+    expect(plain.body.data).toMatchObject({ jobs: { edges: Array(5).fill({ node: {} }) } });
+    expect(plain.ms).toBeLessThan(500);
+  });
+});
+
+describe("introspection counts like any query", () => {
+  test("the full introspection query (GraphiQL, code generators) passes with the default limits", async () => {
+    const { body } = await measured(getIntrospectionQuery());
+    expect(body.errors).toBeUndefined();
+    expect(body.data).toMatchObject({
+      __schema: { types: expect.arrayContaining([expect.objectContaining({ name: "Jobs" })]) },
+    });
+  });
+
+  test("introspection aliased by the hundred is refused; the answer stays small", async () => {
+    // Answered 31 MB (and took the process to 1.1 GB) when introspection escaped the limits.
+    const selection = `__schema { types { name fields { name args { name type { name ofType { name } } } type { name kind ofType { name kind ofType { name } } } } } }`;
+    const { body, bytes } = await measured(`{ ${repeat(100, (i) => `a${i}: ${selection}`)} }`);
+    expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(body.errors?.[0]?.message).toContain("could read about");
+    expect(bytes).toBeLessThan(1024);
+  });
+
+  test("introspection nested past the depth limit is refused", async () => {
+    const { body } = await measured(
+      `{ __type(name: "Jobs") ${"{ fields { type ".repeat(6)}{ name }${" } }".repeat(6)} }`,
+    );
+    expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(body.errors?.[0]?.message).toContain("levels deep");
+  });
+});
+
+describe("store work is priced before the store is asked", () => {
+  test("100 aliased lists with deep offsets: LIMIT_EXCEEDED, no store read", async () => {
+    // Blocked the API for 7.2 s on a large table before offsets and list queries were priced.
+    const { body, reads } = await measured(
+      `{ ${repeat(100, (i) => `a${i}: jobs(offset: 9999, first: 1) { edges { node { UID } } }`)} }`,
+    );
+    expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(reads).toBe(0);
+  });
+
+  test("10 lists with deep offsets: their skipped rows are priced", async () => {
+    const { body, reads } = await measured(
+      `{ ${repeat(10, (i) => `a${i}: jobs(offset: 10000, first: 1) { edges { node { UID } } }`)} }`,
+    );
+    expect(body.errors?.[0]?.message).toContain("could read about 100080 values");
+    expect(reads).toBe(0);
+  });
+
+  test("100 totalCounts: LIMIT_EXCEEDED, no store read", async () => {
+    // Blocked the API for 3.5 s on a large table before counts were limited (each `jobs` is a list query too).
+    const { body, reads } = await measured(`{ ${repeat(100, (i) => `a${i}: jobs { totalCount }`)} }`);
+    expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(body.errors?.[0]?.message).toContain("200 lists and totalCounts");
+    expect(reads).toBe(0);
+  });
+
+  test("an offset past the limit, given as a variable, is refused without a store read", async () => {
+    const { body, reads } = await measured(
+      `query ($o: Int) { jobs(offset: $o) { edges { node { UID } } } }`,
+      {
+        o: 10_001,
+      },
+    );
+    expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(body.errors?.[0]?.message).toContain("offset may not exceed 10000");
+    expect(reads).toBe(0);
+  });
+
+  test("a list with its count, a few offsets and counts still run", async () => {
+    const { body } = await measured(`{
+      all: jobs(first: 2) { totalCount edges { node { UID } } }
+      later: jobs(offset: 3) { totalCount edges { offset } }
+      far: jobs(offset: 10000) { edges { offset } }
+    }`);
+    expect(body.errors).toBeUndefined();
+    expect(body.data).toMatchObject({
+      all: { totalCount: 5 },
+      later: { totalCount: 5, edges: [{ offset: 3 }, { offset: 4 }] },
+      far: { edges: [] },
+    });
+  });
+});
