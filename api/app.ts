@@ -8,6 +8,8 @@ import type Redis from "ioredis";
 import type { Logger } from "../common/log.ts";
 import { isRedisReachable } from "../common/redis.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
+import { withRateLimits } from "./auth/auth-service.ts";
+import type { RateLimiter } from "./auth/rate-limiter.ts";
 import { customRoutes } from "./catalogue/custom-routes.ts";
 import type { ApiConfig } from "./config.ts";
 import { configVarRoutes } from "./config-vars/config-var-routes.ts";
@@ -29,6 +31,8 @@ export interface AppDeps extends CoreServices {
   schemas: SchemaCache;
   redis: Redis;
   deliveryQueue: DeliveryQueuePort;
+  /** Per-token and per-tenant request rates, asked once per authenticated request. */
+  rateLimiter: RateLimiter;
   log: Logger;
 }
 
@@ -42,6 +46,7 @@ export function createApp({
   box,
   schemas,
   deliveryQueue,
+  rateLimiter,
   log,
 }: AppDeps) {
   const limits = documentLimits(config);
@@ -59,13 +64,15 @@ export function createApp({
     maxSelectionFields: config.WEBHOOK_MAX_SELECTION_FIELDS,
     redeliver: (deliveries) => deliveryQueue.requeue(redeliveryJobs(deliveries)),
   });
+  // Every route authenticates through this one service, so every authenticated request is counted.
+  const limited = withRateLimits(auth, rateLimiter);
   return new Elysia()
     .onRequest(() => store.requestArrived())
     .use(errorPlugin(log, config.MAX_BODY_BYTES))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
-    .use(authRoutes(auth))
-    .use(customRoutes(auth, catalogues))
-    .use(configVarRoutes(auth, configVars))
-    .use(graphqlRoutes(auth, graphql))
-    .use(webhookRoutes(auth, webhooks));
+    .use(authRoutes(limited))
+    .use(customRoutes(limited, catalogues))
+    .use(configVarRoutes(limited, configVars))
+    .use(graphqlRoutes(limited, graphql))
+    .use(webhookRoutes(limited, webhooks));
 }

@@ -95,7 +95,26 @@ export const ApiConfigSchema = z.object({
   /** Largest accepted request body in bytes. Default 1 MiB. */
 
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
+  /**
+   * Requests per second one API token may make, on average, across all API processes; 0 turns the
+   * per-token limit off. Default 500 (half the tenant's, so one busy client leaves room for the others).
+   */
+  RATE_LIMIT_TOKEN_PER_SECOND: requestRate(500),
+  /** How many requests one token may make at once before its rate applies (the bucket's size). Default 1000. */
+  RATE_LIMIT_TOKEN_BURST: positiveInt(1000),
+  /**
+   * Requests per second all tokens of one tenant may make together, across all API processes; 0
+   * turns the per-tenant limit off. Default 1000 (the write rate the service is measured at).
+   */
+  RATE_LIMIT_TENANT_PER_SECOND: requestRate(1000),
+  /** How many requests one tenant may make at once before its rate applies. Default 2000. */
+  RATE_LIMIT_TENANT_BURST: positiveInt(2000),
 });
+
+/** A rate in requests per second read from an environment string (fractions allowed, 0 = off). */
+function requestRate(defaultValue: number) {
+  return z.preprocess(emptyAsUndefined, z.coerce.number().finite().min(0).default(defaultValue));
+}
 
 export type ApiConfig = z.infer<typeof ApiConfigSchema>;
 

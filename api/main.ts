@@ -10,7 +10,7 @@ import { connectRedis } from "../common/redis.ts";
 
 import { provisionTenant } from "./auth/provision-tenant.ts";
 import { loadApiConfig } from "./config.ts";
-import { transportBodyCap } from "./http/error-plugin.ts";
+import { serverOptions } from "./http/server-options.ts";
 import { createApiRuntime } from "./runtime.ts";
 import { openCoreServices } from "./services.ts";
 
@@ -40,12 +40,7 @@ async function main(): Promise<void> {
   const { app, feed, retention, stop } = createApiRuntime(config, services, redis, log);
 
   try {
-    app.listen({
-      port: config.PORT,
-      hostname: config.HOST,
-      reusePort: false,
-      maxRequestBodySize: transportBodyCap(config.MAX_BODY_BYTES),
-    });
+    app.listen(serverOptions(config));
   } catch (error) {
     const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
     throw inUse

@@ -1,13 +1,15 @@
 /**
  * Everything the API process runs, assembled from its services and Redis:
  * the tenants' schemas, the delivery queue, the change feed (woken by local
- * commits), the retention sweeper and the HTTP app. main.ts listens and starts
+ * commits), the retention sweeper, the request-rate limiter and the HTTP app. main.ts listens and starts
  * the feed and the sweeper; tests and benchmarks assemble the same thing.
  */
 import type Redis from "ioredis";
 import type { Logger } from "../common/log.ts";
 import { redisKeys } from "../common/redis-keys.ts";
 import { createApp } from "./app.ts";
+import { rateLimitRules } from "./auth/rate-limiter.ts";
+import { createRedisRateLimiter } from "./auth/redis-rate-limiter.ts";
 import type { ApiConfig } from "./config.ts";
 import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
 import { createChangeFeed } from "./feed/change-feed.ts";
@@ -53,7 +55,8 @@ export function createApiRuntime(
     },
     everyMs: config.RETENTION_SWEEP_MS,
   });
-  const app = createApp({ config, redis, log, schemas, deliveryQueue, ...services });
+  const rateLimiter = createRedisRateLimiter({ redis, keys, rules: rateLimitRules(config), log });
+  const app = createApp({ config, redis, log, schemas, deliveryQueue, rateLimiter, ...services });
   return {
     app,
     feed,

@@ -11,6 +11,15 @@ import { createLogger } from "../common/log.ts";
 import { connectRedis } from "../common/redis.ts";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 
+/**
+ * Rate limits set out of reach, not off: one token drives each benchmark as fast as the service
+ * goes (over the default per-token rate), and every request still pays the limiter's Redis call.
+ */
+export const RATE_LIMITS_OUT_OF_REACH = {
+  RATE_LIMIT_TOKEN_PER_SECOND: "1000000000",
+  RATE_LIMIT_TENANT_PER_SECOND: "1000000000",
+};
+
 export async function startBenchApi() {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
   const redisServer = await startPrivateRedis(join(dataDir, "redis"));
@@ -19,6 +28,7 @@ export async function startBenchApi() {
     REDIS_URL: redisServer.url,
     LOG_LEVEL: "error",
     PORT: "0",
+    ...RATE_LIMITS_OUT_OF_REACH,
   });
   const services = openCoreServices(config);
   const redis = connectRedis(config.REDIS_URL, () => undefined);
@@ -72,6 +82,7 @@ export async function startApiProcess(core = 0, extraEnv: Record<string, string>
     REDIS_URL: redisServer.url,
     PORT: String(port),
     LOG_LEVEL: "error",
+    ...RATE_LIMITS_OUT_OF_REACH,
     ...extraEnv,
   };
   const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "api/main.ts"], {

@@ -17,6 +17,13 @@ export function redisKeys(prefix: string) {
     feedLease: `${prefix}:feed:lease`,
     /** Prefix of the per-endpoint (host:port) delivery leases shared by all dispatchers. */
     endpointLeases: `${prefix}:endpoint-leases`,
+    /**
+     * The request-rate bucket of one API token. Tagged with the tenant (`{…}`), so a token's and
+     * its tenant's buckets share a Redis Cluster slot and one script can take from both.
+     */
+    tokenRateBucket: (tenantId: string, tokenId: string) => `${prefix}:rate:{${tenantId}}:token:${tokenId}`,
+    /** The request-rate bucket of one tenant (all its tokens together). */
+    tenantRateBucket: (tenantId: string) => `${prefix}:rate:{${tenantId}}:tenant`,
   } as const;
 }
 

@@ -1,11 +1,12 @@
 /**
- * Authentication and token management: presented token in, principal out;
- * tokens minted, listed and revoked per tenant. Takes plain values, never the
- * request context.
+ * Authentication and token management: presented token in, principal out (and
+ * whether its request rate admits it); tokens minted, listed and revoked per
+ * tenant. Takes plain values, never the request context.
  */
 import { NotFoundError, UnauthorizedError, ValidationError } from "../../common/errors.ts";
 import type { Role, Store, StoreWriter, TokenRecord, User } from "../store/store.ts";
 import type { Principal } from "./principal.ts";
+import { noRateLimits, type RateAdmission, type RateLimiter } from "./rate-limiter.ts";
 import { createTokenCache } from "./token-cache.ts";
 import { peekExpiry, type TokenClaims, type TokenSigner } from "./token-signer.ts";
 
@@ -128,6 +129,14 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
     },
 
     /**
+     * Takes one request from the principal's token and tenant rate buckets.
+     * @returns the admission (allowed or not, and the budget left), or null when no limit applies:
+     * none does here; withRateLimits gives the API's service its limiter.
+     */
+    admit: (principal: Principal): Promise<RateAdmission | null> =>
+      noRateLimits.admit(principal.tenantId, principal.tokenId),
+
+    /**
      * Mints a token for a user of the tenant, inside the caller's unit of work when given.
      * @throws ValidationError for roles the user lacks or an expiry not in the future.
      */
@@ -179,4 +188,12 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
       cache.delete(`${tenantId}\u0000${jti}`);
     },
   };
+}
+
+/**
+ * The same auth service (same caches) whose `admit` asks `limiter`. Core services are opened
+ * without Redis (the admin tool has none); the API's app adds its limiter here.
+ */
+export function withRateLimits(auth: AuthService, limiter: RateLimiter): AuthService {
+  return { ...auth, admit: (principal) => limiter.admit(principal.tenantId, principal.tokenId) };
 }

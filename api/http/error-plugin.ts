@@ -2,19 +2,27 @@
  * Elysia plugin turning every failure (ours, Elysia's, unknown) into the
  * documented error shape, and reading request bodies within the size limit:
  * by Content-Length before anything is read, by the bytes read otherwise
- * (chunked bodies), so an oversized body is always answered 413 in our shape.
+ * (chunked bodies, counted as they stream in), so an oversized body is always
+ * answered 413 in our shape, with the connection closed.
  */
 import { Elysia } from "elysia";
 import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError } from "../../common/errors.ts";
 import type { Logger } from "../../common/log.ts";
 import { errorResponse } from "./error-response.ts";
+import { bodyTooLarge, readBodyWithin } from "./read-body.ts";
 
 export function errorPlugin(log: Logger, maxBodyBytes: number) {
-  const tooLarge = () => new PayloadTooLargeError(`the request body exceeds ${maxBodyBytes} bytes`);
+  // The body is left unread (or read in part): keeping the connection would make the server read
+  // the rest as the next request, or wait for a body the client withholds after this answer.
+  const refuseBody = (error: PayloadTooLargeError) => {
+    const response = errorResponse(error, log);
+    response.headers.set("connection", "close");
+    return response;
+  };
   return new Elysia({ name: "errors" })
     .onRequest(({ request }) => {
       const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > maxBodyBytes) return errorResponse(tooLarge(), log);
+      if (length > maxBodyBytes) return refuseBody(bodyTooLarge(maxBodyBytes));
     })
     .onParse({ as: "global" }, async ({ request, contentType }) => {
       // A declared length was checked above, and Bun holds the body to it: parse straight from
@@ -28,8 +36,7 @@ export function errorPlugin(log: Logger, maxBodyBytes: number) {
           throw new BadRequestError("the request body is not valid JSON");
         }
       }
-      const bytes = await request.arrayBuffer();
-      if (bytes.byteLength > maxBodyBytes) throw tooLarge();
+      const bytes = declared === null ? await readBodyWithin(request, maxBodyBytes) : await request.bytes();
       const text = new TextDecoder().decode(bytes);
       if (!contentType?.includes("json")) return text;
       try {
@@ -45,6 +52,7 @@ export function errorPlugin(log: Logger, maxBodyBytes: number) {
         case "PARSE": {
           // Elysia wraps what our parser throws (a body over the limit, bad JSON): answer with that.
           const cause = (error as { cause?: unknown }).cause;
+          if (cause instanceof PayloadTooLargeError) return refuseBody(cause);
           const why =
             cause instanceof AppError ? cause : new BadRequestError("the request body is not valid JSON");
           return errorResponse(why, log);
@@ -57,13 +65,4 @@ export function errorPlugin(log: Logger, maxBodyBytes: number) {
           return errorResponse(error, log);
       }
     });
-}
-
-/**
- * Bun's own cap on request bodies, far above ours: under it, our handler
- * answers oversized bodies in the documented shape; over it, Bun refuses the
- * connection's body outright to protect memory.
- */
-export function transportBodyCap(maxBodyBytes: number): number {
-  return Math.max(maxBodyBytes * 4, 64 * 1024 * 1024);
 }

@@ -31,6 +31,7 @@ export async function load(scale: {
   writers?: number;
   /** One receiver per webhook (each its own endpoint); default true. */
   receiverPerHook?: boolean;
+  apiEnv?: Record<string, string>;
   dispatcherEnv?: Record<string, string>;
   seed?: number;
 }) {
@@ -41,7 +42,7 @@ export async function load(scale: {
       profile: "load",
       seed: scale.seed,
       receiverPerHook: scale.receiverPerHook ?? true,
-      service: { dispatcherEnv: scale.dispatcherEnv },
+      service: { apiEnv: scale.apiEnv, dispatcherEnv: scale.dispatcherEnv },
     },
     async (flow) => {
       const { api, dispatcher, redis } = flow.service;
@@ -92,7 +93,7 @@ export async function load(scale: {
         mean(samples.slice(-third).map((s) => s[key])) - mean(samples.slice(0, third).map((s) => s[key]));
       return {
         name: scale.receiverPerHook === false ? "load, one endpoint" : "load",
-        setup: `${scale.rate} mutations/s for ${scale.durationMs / 1000} s${warmup ? ` after ${(scale.warmupMs ?? 0) / 1000} s of warm-up at the same pace (CPU and memory from the end of the warm-up)` : ""} from ${writers} writers (one operation each on Regions or Gadgets, each matched by 1–2 webhooks); ${(scale.receiverPerHook ?? true) ? "each webhook at its own receiver (its own endpoint)" : "every webhook at one receiver (one endpoint, default limit of 8 in flight)"}; default dispatcher settings${scale.dispatcherEnv ? ` but ${JSON.stringify(scale.dispatcherEnv)}` : ""}; log level warn`,
+        setup: `${scale.rate} mutations/s for ${scale.durationMs / 1000} s${warmup ? ` after ${(scale.warmupMs ?? 0) / 1000} s of warm-up at the same pace (CPU and memory from the end of the warm-up)` : ""} from ${writers} writers (one operation each on Regions or Gadgets, each matched by 1–2 webhooks); ${(scale.receiverPerHook ?? true) ? "each webhook at its own receiver (its own endpoint)" : "every webhook at one receiver (one endpoint, default limit of 8 in flight)"}; default API settings${scale.apiEnv ? ` but ${JSON.stringify(scale.apiEnv)}` : ""}; default dispatcher settings${scale.dispatcherEnv ? ` but ${JSON.stringify(scale.dispatcherEnv)}` : ""}; log level warn`,
         writes: warmup ? joinRuns(warmup, writes) : writes,
         figures: { ...figures, latency: measured },
         extra: {
