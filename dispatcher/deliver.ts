@@ -3,6 +3,8 @@
  * the queue should do with the job) out. Loads the webhook and variables as
  * they are now, builds and signs the request, takes a per-endpoint slot, sends,
  * classifies the answer, applies the retry policy and writes the delivery log.
+ * What it logs and records about a sent request passes through the request's
+ * redactor: secret config variable values never reach the log or the API.
  */
 import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryJob } from "../common/delivery-job.ts";
@@ -16,6 +18,7 @@ import { type DeliveryOutcome, decideOutcome, maxAttempts, type RetryPolicy } fr
 import type { AttemptRecord, DeliveryStore, DeliveryWebhook } from "./delivery-store.ts";
 import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
+import { createRedactor, NO_SECRETS, type Redactor } from "./redact-secrets.ts";
 import { UndeliverableError } from "./undeliverable-error.ts";
 
 /** What the queue does with the job after `deliver`. */
@@ -60,6 +63,9 @@ export interface DelivererDeps {
 /** Opened secrets kept in memory (webhook secrets and secret variables), least recently added out first. */
 const OPENED_SECRETS = 1024;
 
+/** Redactors kept in memory, one per set of secret values a webhook renders; least recently added out first. */
+const KEPT_REDACTORS = 1024;
+
 /** How long an attempt waits for its answer before the delivery log shows it `delivering` (and `onSlow` is called). */
 const DELIVERING_AFTER_MS = 500;
 
@@ -68,6 +74,12 @@ const SLOT_WAIT_MS = 100;
 
 const statusAfter = (outcome: DeliveryOutcome) =>
   outcome.kind === "succeeded" ? "succeeded" : outcome.kind === "failed" ? "failed" : "pending";
+
+/** `outcome` with its reason (logged, recorded, kept by the queue) passed through `redactor`. */
+const redactReason = (outcome: DeliveryOutcome, redactor: Redactor): DeliveryOutcome =>
+  outcome.kind === "succeeded" || redactor === NO_SECRETS
+    ? outcome
+    : { ...outcome, reason: redactor.redact(outcome.reason) };
 
 /** Creates the delivery function the worker runs for each job. */
 export function createDeliverer(deps: DelivererDeps): Deliver {
@@ -90,6 +102,20 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     return secret;
   };
 
+  // Redactors by the secret values they hide: building one (a pattern over every form of each value)
+  // every attempt would repeat the same work.
+  const redactors = new Map<string, Redactor>();
+  const redactorOf = (secrets: ReadonlyMap<string, string>) => {
+    if (secrets.size === 0) return NO_SECRETS;
+    const key = [...secrets].map(([name, value]) => `${name}\u0000${value}`).join("\u0001");
+    let redactor = redactors.get(key);
+    if (redactor === undefined) {
+      redactor = createRedactor(secrets);
+      setNewest(redactors, key, redactor, KEPT_REDACTORS);
+    }
+    return redactor;
+  };
+
   /** The request for this attempt, from the webhook and variables as they are now. */
   async function prepare(job: DeliveryJob, webhook: DeliveryWebhook | null): Promise<DeliveryRequest> {
     if (!webhook) throw new UndeliverableError("webhook_deleted", "the webhook was deleted");
@@ -100,18 +126,23 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     const finding = store.findVariables(job.tenantId, variablesOf(webhook));
     let stored = valueNow(finding);
     if (stored === NOT_YET) stored = await finding;
-    const variables = new Map(
-      stored.map((v) => [
-        v.key,
-        v.configType === "secret" ? open(v.value, configSecretContext(job.tenantId, v.key)) : v.value,
-      ]),
-    );
+    const variables = new Map<string, string>();
+    const secrets = new Map<string, string>();
+    for (const v of stored) {
+      if (v.configType !== "secret") variables.set(v.key, v.value);
+      else {
+        const value = open(v.value, configSecretContext(job.tenantId, v.key));
+        variables.set(v.key, value);
+        secrets.set(v.key, value);
+      }
+    }
     return buildDeliveryRequest({
       job,
       webhook,
       variables,
       secret: open(webhook.sealedSecret, webhookSecretContext(job.tenantId, webhook.id)),
       timestampSeconds: Math.floor(now() / 1000),
+      redactor: redactorOf(secrets),
     });
   }
 
@@ -187,7 +218,11 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       now: now(),
       maxRetryAfterMs: deps.maxRetryAfterMs,
     });
-    const outcome = decideOutcome(classified, context.attempt, retry, random());
+    // The sender redacted its own texts; a reason may also quote the answer's headers (a redirect's Location).
+    const outcome = redactReason(
+      decideOutcome(classified, context.attempt, retry, random()),
+      request.redactor,
+    );
     // A failed attempt's error says why in words (redirect, Retry-After, giving up), not only the status code.
     await record(job, attempt(outcome.kind === "succeeded" ? null : outcome.reason), outcome);
     return outcome;
