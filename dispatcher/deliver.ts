@@ -37,7 +37,7 @@ export interface DeliveryContext {
   /** Aborted when the dispatcher shuts down past its grace period. */
   signal?: AbortSignal;
   /**
-   * Called when the attempt has waited DELIVERING_AFTER_MS for its endpoint's answer (it then waits on a
+   * Called when the attempt has waited SLOW_ATTEMPT_MS for its endpoint's answer (it then waits on a
    * slow endpoint rather than works); what it returns is called once the answer is in.
    */
   onSlow?: () => () => void;
@@ -66,8 +66,8 @@ const OPENED_SECRETS = 1024;
 /** Redactors kept in memory, one per set of secret values a webhook renders; least recently added out first. */
 const KEPT_REDACTORS = 1024;
 
-/** How long an attempt waits for its answer before the delivery log shows it `delivering` (and `onSlow` is called). */
-const DELIVERING_AFTER_MS = 500;
+/** How long an attempt waits for its answer before it counts as slow (and `onSlow` is called). */
+const SLOW_ATTEMPT_MS = 500;
 
 /** Longest wait, inside an attempt, for a slot this process holds at a busy endpoint (then the job is parked). */
 const SLOT_WAIT_MS = 100;
@@ -146,12 +146,27 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     });
   }
 
-  /** Logs the attempt and the status it leaves the delivery in. */
-  async function record(job: DeliveryJob, attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
+  /**
+   * Logs the attempt and the status it leaves the delivery in: into its row `started` when it was
+   * logged as started (null: the log has no such delivery), else as a new row (nothing was sent).
+   */
+  async function record(
+    job: DeliveryJob,
+    attempt: AttemptRecord,
+    outcome: DeliveryOutcome,
+    started?: number | null,
+  ): Promise<void> {
     if (outcome.kind === "failed" && outcome.disableEndpoint) {
       await store.disableWebhook(job.tenantId, job.webhookId, outcome.reason, now());
     }
-    const number = await store.recordAttempt(job.tenantId, job.deliveryId, attempt, statusAfter(outcome));
+    const status = statusAfter(outcome);
+    let number: number | null;
+    if (started === undefined)
+      number = await store.recordAttempt(job.tenantId, job.deliveryId, attempt, status);
+    else {
+      number = started;
+      if (number !== null) await store.finishAttempt(job.tenantId, job.deliveryId, number, attempt, status);
+    }
     const fields = {
       tenantId: job.tenantId,
       webhookId: job.webhookId,
@@ -177,27 +192,34 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     if (number === null) deps.log.warn("delivery not in the delivery log", fields);
   }
 
-  /** Sends within the endpoint slot `lease`, freed as soon as the answer is in (logging it needs no slot). */
+  /**
+   * Logs the attempt as started, sends within the endpoint slot `lease` — freed as soon as the answer
+   * is in (logging it needs no slot) — and logs the outcome.
+   */
   async function sendAndDecide(
     job: DeliveryJob,
     request: DeliveryRequest,
     context: DeliveryContext,
     lease: EndpointLease,
   ): Promise<DeliveryDecision> {
+    // Committed before the request leaves: a dispatcher killed while the receiver holds the request
+    // leaves this attempt in the log, in flight, for the delivery's next attempt to close as unknown.
+    let started: number | null;
+    try {
+      started = await store.startAttempt(job.tenantId, job.deliveryId, now());
+    } catch (error) {
+      void release(lease);
+      throw error;
+    }
     let result: AttemptResult;
     let slowEnded: (() => void) | undefined;
-    // Most answers come within milliseconds: only an attempt still running after a while is logged
-    // as `delivering`, which spares a delivery-log write per delivery.
-    const marking = setTimeout(() => {
-      store
-        .markDelivering(job.tenantId, job.deliveryId, now())
-        .catch((error) => deps.log.warn("delivery not marked delivering", { error: String(error) }));
+    const slow = setTimeout(() => {
       slowEnded = context.onSlow?.();
-    }, DELIVERING_AFTER_MS);
+    }, SLOW_ATTEMPT_MS);
     try {
       result = await send(request, context.signal);
     } finally {
-      clearTimeout(marking);
+      clearTimeout(slow);
       slowEnded?.();
       // Not awaited: nothing below needs the slot back (a lingering slot is back within the call anyway).
       void release(lease);
@@ -211,7 +233,8 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     });
     if (result.interrupted) {
       const error = "interrupted: the dispatcher shut down; handed back for a later attempt";
-      await store.recordAttempt(job.tenantId, job.deliveryId, attempt(error), "pending");
+      if (started !== null)
+        await store.finishAttempt(job.tenantId, job.deliveryId, started, attempt(error), "pending");
       return { kind: "handed-back" };
     }
     const classified = classifyResponse(result.status, result.headers, result.error, {
@@ -224,7 +247,7 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       request.redactor,
     );
     // A failed attempt's error says why in words (redirect, Retry-After, giving up), not only the status code.
-    await record(job, attempt(outcome.kind === "succeeded" ? null : outcome.reason), outcome);
+    await record(job, attempt(outcome.kind === "succeeded" ? null : outcome.reason), outcome, started);
     return outcome;
   }
 
