@@ -6,6 +6,7 @@
  */
 import type { DeliveryJob } from "../common/delivery-job.ts";
 import { MissingVariablesError, renderTemplate, templateVariables } from "../common/template.ts";
+import { NO_SECRETS, type Redactor } from "./redact-secrets.ts";
 import { InvalidWebhookSecretError, signPayload } from "./sign-payload.ts";
 import { UndeliverableError } from "./undeliverable-error.ts";
 
@@ -38,6 +39,11 @@ export interface DeliveryRequest {
   body: string;
   /** `host:port` of the URL: the unit of the per-endpoint concurrency limit. */
   endpoint: string;
+  /**
+   * Hides the secret values the URL and headers were rendered with: everything said about this
+   * request (errors, the response excerpt, log lines) passes through it before it is kept or logged.
+   */
+  redactor: Redactor;
 }
 
 export interface RequestInput {
@@ -50,6 +56,8 @@ export interface RequestInput {
   secret: string;
   /** The attempt's `webhook-timestamp`, unix seconds. */
   timestampSeconds: number;
+  /** Hides the values of the secret variables among `variables`. Default: none to hide. */
+  redactor?: Redactor;
 }
 
 /** The config variable names a webhook definition refers to (URL and header values). */
@@ -108,5 +116,5 @@ export function buildDeliveryRequest(input: RequestInput): DeliveryRequest {
   headers.set("webhook-signature", signature);
 
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
-  return { url, headers, body, endpoint: `${url.hostname}:${port}` };
+  return { url, headers, body, endpoint: `${url.hostname}:${port}`, redactor: input.redactor ?? NO_SECRETS };
 }

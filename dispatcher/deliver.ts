@@ -3,6 +3,8 @@
  * the queue should do with the job) out. Loads the webhook and variables as
  * they are now, builds and signs the request, takes a per-endpoint slot, sends,
  * classifies the answer, applies the retry policy and writes the delivery log.
+ * What it logs and records about a sent request passes through the request's
+ * redactor: secret config variable values never reach the log or the API.
  */
 import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryJob } from "../common/delivery-job.ts";
@@ -16,6 +18,7 @@ import { type DeliveryOutcome, decideOutcome, maxAttempts, type RetryPolicy } fr
 import type { AttemptRecord, DeliveryStore, DeliveryWebhook } from "./delivery-store.ts";
 import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
+import { createRedactor, NO_SECRETS, type Redactor } from "./redact-secrets.ts";
 import { UndeliverableError } from "./undeliverable-error.ts";
 
 /** What the queue does with the job after `deliver`. */
@@ -34,7 +37,7 @@ export interface DeliveryContext {
   /** Aborted when the dispatcher shuts down past its grace period. */
   signal?: AbortSignal;
   /**
-   * Called when the attempt has waited DELIVERING_AFTER_MS for its endpoint's answer (it then waits on a
+   * Called when the attempt has waited SLOW_ATTEMPT_MS for its endpoint's answer (it then waits on a
    * slow endpoint rather than works); what it returns is called once the answer is in.
    */
   onSlow?: () => () => void;
@@ -60,14 +63,23 @@ export interface DelivererDeps {
 /** Opened secrets kept in memory (webhook secrets and secret variables), least recently added out first. */
 const OPENED_SECRETS = 1024;
 
-/** How long an attempt waits for its answer before the delivery log shows it `delivering` (and `onSlow` is called). */
-const DELIVERING_AFTER_MS = 500;
+/** Redactors kept in memory, one per set of secret values a webhook renders; least recently added out first. */
+const KEPT_REDACTORS = 1024;
+
+/** How long an attempt waits for its answer before it counts as slow (and `onSlow` is called). */
+const SLOW_ATTEMPT_MS = 500;
 
 /** Longest wait, inside an attempt, for a slot this process holds at a busy endpoint (then the job is parked). */
 const SLOT_WAIT_MS = 100;
 
 const statusAfter = (outcome: DeliveryOutcome) =>
   outcome.kind === "succeeded" ? "succeeded" : outcome.kind === "failed" ? "failed" : "pending";
+
+/** `outcome` with its reason (logged, recorded, kept by the queue) passed through `redactor`. */
+const redactReason = (outcome: DeliveryOutcome, redactor: Redactor): DeliveryOutcome =>
+  outcome.kind === "succeeded" || redactor === NO_SECRETS
+    ? outcome
+    : { ...outcome, reason: redactor.redact(outcome.reason) };
 
 /** Creates the delivery function the worker runs for each job. */
 export function createDeliverer(deps: DelivererDeps): Deliver {
@@ -90,6 +102,20 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     return secret;
   };
 
+  // Redactors by the secret values they hide: building one (a pattern over every form of each value)
+  // every attempt would repeat the same work.
+  const redactors = new Map<string, Redactor>();
+  const redactorOf = (secrets: ReadonlyMap<string, string>) => {
+    if (secrets.size === 0) return NO_SECRETS;
+    const key = [...secrets].map(([name, value]) => `${name}\u0000${value}`).join("\u0001");
+    let redactor = redactors.get(key);
+    if (redactor === undefined) {
+      redactor = createRedactor(secrets);
+      setNewest(redactors, key, redactor, KEPT_REDACTORS);
+    }
+    return redactor;
+  };
+
   /** The request for this attempt, from the webhook and variables as they are now. */
   async function prepare(job: DeliveryJob, webhook: DeliveryWebhook | null): Promise<DeliveryRequest> {
     if (!webhook) throw new UndeliverableError("webhook_deleted", "the webhook was deleted");
@@ -100,27 +126,47 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     const finding = store.findVariables(job.tenantId, variablesOf(webhook));
     let stored = valueNow(finding);
     if (stored === NOT_YET) stored = await finding;
-    const variables = new Map(
-      stored.map((v) => [
-        v.key,
-        v.configType === "secret" ? open(v.value, configSecretContext(job.tenantId, v.key)) : v.value,
-      ]),
-    );
+    const variables = new Map<string, string>();
+    const secrets = new Map<string, string>();
+    for (const v of stored) {
+      if (v.configType !== "secret") variables.set(v.key, v.value);
+      else {
+        const value = open(v.value, configSecretContext(job.tenantId, v.key));
+        variables.set(v.key, value);
+        secrets.set(v.key, value);
+      }
+    }
     return buildDeliveryRequest({
       job,
       webhook,
       variables,
       secret: open(webhook.sealedSecret, webhookSecretContext(job.tenantId, webhook.id)),
       timestampSeconds: Math.floor(now() / 1000),
+      redactor: redactorOf(secrets),
     });
   }
 
-  /** Logs the attempt and the status it leaves the delivery in. */
-  async function record(job: DeliveryJob, attempt: AttemptRecord, outcome: DeliveryOutcome): Promise<void> {
+  /**
+   * Logs the attempt and the status it leaves the delivery in: into its row `started` when it was
+   * logged as started (null: the log has no such delivery), else as a new row (nothing was sent).
+   */
+  async function record(
+    job: DeliveryJob,
+    attempt: AttemptRecord,
+    outcome: DeliveryOutcome,
+    started?: number | null,
+  ): Promise<void> {
     if (outcome.kind === "failed" && outcome.disableEndpoint) {
       await store.disableWebhook(job.tenantId, job.webhookId, outcome.reason, now());
     }
-    const number = await store.recordAttempt(job.tenantId, job.deliveryId, attempt, statusAfter(outcome));
+    const status = statusAfter(outcome);
+    let number: number | null;
+    if (started === undefined)
+      number = await store.recordAttempt(job.tenantId, job.deliveryId, attempt, status);
+    else {
+      number = started;
+      if (number !== null) await store.finishAttempt(job.tenantId, job.deliveryId, number, attempt, status);
+    }
     const fields = {
       tenantId: job.tenantId,
       webhookId: job.webhookId,
@@ -146,27 +192,34 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     if (number === null) deps.log.warn("delivery not in the delivery log", fields);
   }
 
-  /** Sends within the endpoint slot `lease`, freed as soon as the answer is in (logging it needs no slot). */
+  /**
+   * Logs the attempt as started, sends within the endpoint slot `lease` — freed as soon as the answer
+   * is in (logging it needs no slot) — and logs the outcome.
+   */
   async function sendAndDecide(
     job: DeliveryJob,
     request: DeliveryRequest,
     context: DeliveryContext,
     lease: EndpointLease,
   ): Promise<DeliveryDecision> {
+    // Committed before the request leaves: a dispatcher killed while the receiver holds the request
+    // leaves this attempt in the log, in flight, for the delivery's next attempt to close as unknown.
+    let started: number | null;
+    try {
+      started = await store.startAttempt(job.tenantId, job.deliveryId, now());
+    } catch (error) {
+      void release(lease);
+      throw error;
+    }
     let result: AttemptResult;
     let slowEnded: (() => void) | undefined;
-    // Most answers come within milliseconds: only an attempt still running after a while is logged
-    // as `delivering`, which spares a delivery-log write per delivery.
-    const marking = setTimeout(() => {
-      store
-        .markDelivering(job.tenantId, job.deliveryId, now())
-        .catch((error) => deps.log.warn("delivery not marked delivering", { error: String(error) }));
+    const slow = setTimeout(() => {
       slowEnded = context.onSlow?.();
-    }, DELIVERING_AFTER_MS);
+    }, SLOW_ATTEMPT_MS);
     try {
       result = await send(request, context.signal);
     } finally {
-      clearTimeout(marking);
+      clearTimeout(slow);
       slowEnded?.();
       // Not awaited: nothing below needs the slot back (a lingering slot is back within the call anyway).
       void release(lease);
@@ -180,16 +233,21 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     });
     if (result.interrupted) {
       const error = "interrupted: the dispatcher shut down; handed back for a later attempt";
-      await store.recordAttempt(job.tenantId, job.deliveryId, attempt(error), "pending");
+      if (started !== null)
+        await store.finishAttempt(job.tenantId, job.deliveryId, started, attempt(error), "pending");
       return { kind: "handed-back" };
     }
     const classified = classifyResponse(result.status, result.headers, result.error, {
       now: now(),
       maxRetryAfterMs: deps.maxRetryAfterMs,
     });
-    const outcome = decideOutcome(classified, context.attempt, retry, random());
+    // The sender redacted its own texts; a reason may also quote the answer's headers (a redirect's Location).
+    const outcome = redactReason(
+      decideOutcome(classified, context.attempt, retry, random()),
+      request.redactor,
+    );
     // A failed attempt's error says why in words (redirect, Retry-After, giving up), not only the status code.
-    await record(job, attempt(outcome.kind === "succeeded" ? null : outcome.reason), outcome);
+    await record(job, attempt(outcome.kind === "succeeded" ? null : outcome.reason), outcome, started);
     return outcome;
   }
 

@@ -44,17 +44,45 @@ export interface DeliveryState {
   webhook: DeliveryWebhook | null;
 }
 
+/** The error an attempt shows while its request is out and its outcome not yet recorded. */
+export const IN_FLIGHT_ERROR = "in flight: no outcome yet";
+
+/**
+ * The error of an attempt a stopped (killed) dispatcher left in flight: its request may have
+ * reached the receiver. Written when the delivery's next attempt is logged.
+ */
+export const OUTCOME_UNKNOWN_ERROR =
+  "outcome unknown: the dispatcher stopped before the outcome was known (the receiver may have got the request)";
+
 export interface DeliveryStore {
   /** The delivery's status and its webhook's current definition, read together. */
   loadDelivery(tenantId: string, deliveryId: string, webhookId: string): Promise<DeliveryState>;
   /** The tenant's variables among `keys` (absent ones are simply not returned). */
   findVariables(tenantId: string, keys: readonly string[]): Promise<StoredVariable[]>;
-  /** Sets the delivery `delivering` (unless it is already final). */
-  markDelivering(tenantId: string, deliveryId: string, at: number): Promise<void>;
   /**
-   * Appends an attempt (numbered after the ones logged so far), counts it and
-   * sets the delivery's status, all in one transaction. Returns the attempt's
-   * number, or null when the log has no such delivery (nothing is written).
+   * Logs an attempt whose request is about to leave, before it does: numbered after the ones
+   * logged so far, counted, in flight (error IN_FLIGHT_ERROR, no status code, duration 0), and the
+   * delivery `delivering` (unless it is already final). Attempts of the delivery still in flight —
+   * left by a dispatcher that stopped — are closed with OUTCOME_UNKNOWN_ERROR in the same
+   * transaction. Resolves once committed, so that every request that leaves is in the log.
+   * Returns the attempt's number, or null when the log has no such delivery (nothing is written).
+   */
+  startAttempt(tenantId: string, deliveryId: string, startedAt: number): Promise<number | null>;
+  /**
+   * Fills in the outcome of started attempt `number` (no longer in flight, even if closed as
+   * unknown meanwhile) and sets the delivery's status, in one transaction.
+   */
+  finishAttempt(
+    tenantId: string,
+    deliveryId: string,
+    number: number,
+    attempt: AttemptRecord,
+    status: Exclude<DeliveryStatus, "delivering">,
+  ): Promise<void>;
+  /**
+   * Appends a finished attempt that sent nothing (the request could not be built), counts it and
+   * sets the delivery's status, closing attempts left in flight as startAttempt does, all in one
+   * transaction. Returns the attempt's number, or null when the log has no such delivery (nothing is written).
    */
   recordAttempt(
     tenantId: string,

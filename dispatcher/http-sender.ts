@@ -2,12 +2,14 @@
  * Sends one DeliveryRequest: the URL's host is resolved and checked by the
  * SSRF guard, then the POST goes to a checked address (Host header and TLS
  * server name set to the URL's host, so virtual hosting and certificate
- * checks work as usual). Out comes an AttemptResult; it never throws.
+ * checks work as usual). Out comes an AttemptResult, its texts (error, response
+ * excerpt) passed through the request's redactor; it never throws.
  */
 
 import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryRequest } from "./build-request.ts";
 import type { SendError } from "./classify-response.ts";
+import type { Redactor } from "./redact-secrets.ts";
 import type { DestinationPolicy } from "./ssrf/destination-policy.ts";
 import { parseIp } from "./ssrf/ip-address.ts";
 import {
@@ -18,7 +20,7 @@ import {
 } from "./ssrf/resolve-destination.ts";
 
 /** How much of a response body is kept in the delivery log. */
-const RESPONSE_BODY_LIMIT = 1024;
+export const RESPONSE_BODY_LIMIT = 1024;
 
 /** What one attempt produced. */
 export interface AttemptResult {
@@ -28,9 +30,9 @@ export interface AttemptResult {
   /** The HTTP status, when an answer came. */
   status: number | null;
   headers: Headers | null;
-  /** The first RESPONSE_BODY_LIMIT bytes of the answer's body, as text. */
+  /** The first RESPONSE_BODY_LIMIT bytes of the answer's body, as text, secret values redacted. */
   responseBody: string | null;
-  /** Why no answer came. */
+  /** Why no answer came (its message with secret values redacted). */
   error: SendError | null;
   /** The caller's signal stopped the attempt (shutdown): its result says nothing about the receiver. */
   interrupted: boolean;
@@ -87,6 +89,16 @@ async function readStreamHead(body: ReadableStream<Uint8Array>, limit: number): 
     reader.cancel().catch(() => undefined);
   }
   return utf8.decode(Buffer.concat(chunks).subarray(0, limit));
+}
+
+/**
+ * The response excerpt to keep: `text` (read RESPONSE_BODY_LIMIT + `redactor.reach` bytes far) with
+ * secret values redacted, then cut to RESPONSE_BODY_LIMIT bytes. Redacting before the cut is what
+ * catches a value the cut would have split: its first half would be kept, unrecognised.
+ */
+function keptExcerpt(text: string, redactor: Redactor): string {
+  if (redactor.reach === 0) return text;
+  return utf8.decode(Buffer.from(redactor.redact(text)).subarray(0, RESPONSE_BODY_LIMIT));
 }
 
 /** IP-literal destinations whose check is remembered; beyond this many, the oldest is forgotten. */
@@ -185,7 +197,8 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
       for (const address of addresses) {
         try {
           const response = await post(request, address, signal);
-          const responseBody = await readHead(response, RESPONSE_BODY_LIMIT);
+          const head = await readHead(response, RESPONSE_BODY_LIMIT + request.redactor.reach);
+          const responseBody = keptExcerpt(head, request.redactor);
           return result({ status: response.status, headers: response.headers, responseBody });
         } catch (error) {
           lastError = error;
@@ -198,9 +211,11 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
         return result({ interrupted: true, error: { kind: "connection", message: "interrupted" } });
       if (timeout.signal.aborted)
         return result({ error: { kind: "timeout", message: `no answer within ${timeoutMs} ms` } });
+      // Both name the URL's host, or quote the URL, which may hold secret values.
+      const { redact } = request.redactor;
       if (error instanceof DestinationError)
-        return result({ error: { kind: error.kind, message: error.message } });
-      return result({ error: { kind: "connection", message: describe(error).message } });
+        return result({ error: { kind: error.kind, message: redact(error.message) } });
+      return result({ error: { kind: "connection", message: redact(describe(error).message) } });
     } finally {
       clearTimeout(timer);
       signal.removeEventListener("abort", onAbort);

@@ -1,7 +1,7 @@
 /**
  * Spare fetchers for the slots slow attempts hold. DISPATCH_CONCURRENCY bounds
  * the attempts at work; an attempt still waiting for its answer after
- * DELIVERING_AFTER_MS (0.5 s) waits on a slow or dead endpoint, it does not
+ * SLOW_ATTEMPT_MS (0.5 s) waits on a slow or dead endpoint, it does not
  * work. For each such attempt a spare fetcher takes jobs in its place until
  * it ends (at most `max` spares at once), so a dead endpoint, its whole limit
  * hanging until the timeout, takes none of the dispatcher's capacity from the

@@ -23,11 +23,18 @@ type Table = readonly (readonly [IpRange, AddressClass])[];
 const table = (entries: [string, AddressClass][]): Table =>
   entries.map(([text, cls]) => [ipRange(text), cls]);
 
-// First match wins: the exact metadata addresses come before the ranges holding them.
+// First match wins: the exact metadata addresses come before the ranges holding them. Metadata
+// addresses are never allowed, not even inside DELIVERY_ALLOW_PRIVATE_NETWORKS: they hand out the
+// host's credentials. Names such as metadata.google.internal resolve to one of these.
 const IPV4: Table = table([
-  ["169.254.169.254/32", "metadata"], // AWS, GCP, Azure, OpenStack, ...
-  ["169.254.170.2/32", "metadata"], // AWS ECS task metadata
+  ["169.254.169.254/32", "metadata"], // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle, Hetzner, ...
+  ["169.254.170.2/32", "metadata"], // AWS ECS task metadata and credentials
+  ["169.254.170.23/32", "metadata"], // AWS EKS Pod Identity Agent (credentials)
+  ["169.254.0.23/32", "metadata"], // Tencent Cloud (metadata.tencentyun.com)
+  ["169.254.42.42/32", "metadata"], // Scaleway
   ["100.100.100.200/32", "metadata"], // Alibaba Cloud
+  ["168.63.129.16/32", "metadata"], // Azure WireServer (VM agent, extension settings): a public-looking address
+  ["192.0.0.192/32", "metadata"], // Oracle Cloud (classic)
   ["0.0.0.0/8", "unspecified"],
   ["10.0.0.0/8", "private"],
   ["100.64.0.0/10", "carrier-grade-nat"],
@@ -48,7 +55,11 @@ const IPV4: Table = table([
 const IPV6: Table = table([
   ["::/128", "unspecified"],
   ["::1/128", "loopback"],
-  ["fd00:ec2::254/128", "metadata"], // AWS over IPv6
+  ["fd00:ec2::254/128", "metadata"], // AWS instance metadata over IPv6
+  ["fd00:ec2::23/128", "metadata"], // AWS EKS Pod Identity Agent over IPv6
+  ["fd20:ce::254/128", "metadata"], // GCP metadata over IPv6
+  ["fd00:42::42/128", "metadata"], // Scaleway over IPv6
+  ["fe80::a9fe:a9fe/128", "metadata"], // OpenStack metadata over IPv6 (169.254.169.254's link-local twin)
   ["fe80::/10", "link-local"],
   ["fec0::/10", "private"], // deprecated site-local
   ["fc00::/7", "unique-local"],

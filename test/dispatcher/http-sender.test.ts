@@ -4,17 +4,19 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { DeliveryRequest } from "../../dispatcher/build-request.ts";
-import { createHttpSender } from "../../dispatcher/http-sender.ts";
+import { createHttpSender, RESPONSE_BODY_LIMIT } from "../../dispatcher/http-sender.ts";
+import { createRedactor, NO_SECRETS, type Redactor } from "../../dispatcher/redact-secrets.ts";
 import { parseAllowedRanges } from "../../dispatcher/ssrf/destination-policy.ts";
 import { startReceiver } from "../support/receiver.ts";
 
 const policy = { allowHttp: true, allowedRanges: parseAllowedRanges("127.0.0.0/8,::1") };
 
-const requestTo = (url: string): DeliveryRequest => ({
+const requestTo = (url: string, redactor: Redactor = NO_SECRETS): DeliveryRequest => ({
   url: new URL(url),
   headers: new Headers({ "content-type": "application/json" }),
   body: "[]",
   endpoint: "unused",
+  redactor,
 });
 
 /** A self-signed certificate for `receiver.test`, made with openssl for this run (no key is kept in the repo). */
@@ -133,5 +135,59 @@ describe("http sender", () => {
     const send = createHttpSender({ policy, timeoutMs: 5000 });
     const result = await send(requestTo("http://no-such-host.invalid/"));
     expect(result.error?.kind).toBe("dns");
+  });
+});
+
+describe("http sender: secret config values stay out of the result", () => {
+  const SECRET = "Sup3r-S3cret-Value";
+  const redactor = createRedactor(new Map([["HOOK_KEY", SECRET]]));
+  /** Every piece of `SECRET` of 4 characters or more, in any letter case: none may be in what is kept. */
+  const leaks = (text: string) => {
+    const lower = text.toLowerCase();
+    const found: string[] = [];
+    for (let start = 0; start < SECRET.length; start++)
+      for (let end = start + 4; end <= SECRET.length; end++)
+        if (lower.includes(SECRET.slice(start, end).toLowerCase())) found.push(SECRET.slice(start, end));
+    return found;
+  };
+
+  test("a response echoing the secret is kept redacted, even where the 1 KB cut splits the value", async () => {
+    // The value starts 6 bytes before the cut: kept as is, its first 6 characters would be in the log.
+    const padding = "x".repeat(RESPONSE_BODY_LIMIT - 6);
+    const receiver = startReceiver(() => new Response(`${padding}${SECRET} and ${SECRET}`, { status: 500 }));
+    const send = createHttpSender({ policy, timeoutMs: 5000 });
+    const result = await send(requestTo(receiver.url, redactor));
+    expect(result.status).toBe(500);
+    expect(Buffer.byteLength(result.responseBody ?? "")).toBeLessThanOrEqual(RESPONSE_BODY_LIMIT);
+    expect(result.responseBody).toStartWith(padding);
+    expect(leaks(result.responseBody ?? "")).toEqual([]);
+
+    receiver.respondWith((request) => new Response(`echo ${request.headers["x-key"]}`, { status: 500 }));
+    const request = requestTo(receiver.url, redactor);
+    request.headers.set("x-key", SECRET);
+    expect((await send(request)).responseBody).toBe("echo {{ HOOK_KEY }}");
+    await receiver.stop();
+  });
+
+  test("a host that does not resolve, or resolves to a refused address, is named by its placeholder", async () => {
+    const send = createHttpSender({
+      policy,
+      timeoutMs: 5000,
+      lookupHost: async (host) => {
+        if (host.startsWith("private.")) return ["10.1.2.3"];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+      },
+    });
+    const unresolved = await send(requestTo(`http://${SECRET}.example.test/x`, redactor));
+    expect(unresolved.error).toEqual({
+      kind: "dns",
+      message: "cannot resolve {{ HOOK_KEY }}.example.test (ENOTFOUND)",
+    });
+    const refused = await send(requestTo(`http://private.${SECRET}.example.test/x`, redactor));
+    expect(refused.error).toEqual({
+      kind: "refused",
+      message:
+        "destination refused: private.{{ HOOK_KEY }}.example.test resolves to 10.1.2.3 is a private address",
+    });
   });
 });

@@ -2,6 +2,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Subprocess, spawn } from "bun";
 import { enqueueDeliveries } from "../../common/delivery-queue.ts";
+import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../dispatcher/delivery-store.ts";
 import { eventually } from "../support/eventually.ts";
 import { collect } from "../support/processes.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";
@@ -111,14 +112,29 @@ describe("dispatcher shutdown", () => {
     const job = h.store.addDelivery("w1");
     await enqueueDeliveries(h.queue, [job]);
     await eventually(() => expect(receiver.requests).toHaveLength(1));
-    // The attempt is still running: the log shows it as `delivering`.
-    await eventually(() => expect(statusOf(job.deliveryId)).toBe("delivering"));
+    // The receiver holds the request: the log already has the attempt, in flight, the delivery `delivering`.
+    expect(statusOf(job.deliveryId)).toBe("delivering");
+    expect(h.store.attempts(job.deliveryId).map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+      [1, null, IN_FLIGHT_ERROR],
+    ]);
 
     dispatcherProcess.kill("SIGKILL");
     await dispatcherProcess.exited;
     expect(statusOf(job.deliveryId)).toBe("delivering");
     await h.start({ DISPATCH_LOCK_MS: "1000" });
     await eventually(() => expect(statusOf(job.deliveryId)).toBe("succeeded"), { timeoutMs: 10_000 });
+    // Every request that reached the receiver is an attempt in the log: the killed one's outcome unknown.
     expect(receiver.requests).toHaveLength(2);
+    expect(h.store.delivery(job.deliveryId)?.attempts).toBe(2);
+    expect(h.store.attempts(job.deliveryId).map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+      [1, null, OUTCOME_UNKNOWN_ERROR],
+      [2, 200, null],
+    ]);
+    const [killed, taken] = h.store.attempts(job.deliveryId);
+    const [first, second] = receiver.requests;
+    // Each logged before its request left: within the time it took to reach the receiver.
+    expect(killed?.started_at).toBeLessThanOrEqual(first?.receivedAt ?? 0);
+    expect(taken?.started_at).toBeLessThanOrEqual(second?.receivedAt ?? 0);
+    expect(taken?.started_at).toBeGreaterThan(first?.receivedAt ?? Number.POSITIVE_INFINITY);
   });
 });

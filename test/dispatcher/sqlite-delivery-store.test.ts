@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { migrate } from "../../api/store/sqlite/migrations.ts";
+import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../dispatcher/delivery-store.ts";
 import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
 
 describe("SQLite delivery store", () => {
@@ -29,14 +30,76 @@ describe("SQLite delivery store", () => {
       await store.recordAttempt("t", "d1", { ...attempt, statusCode: 200, error: null }, "succeeded"),
     ).toBe(2);
     expect(await store.recordAttempt("t", "missing", attempt, "failed")).toBeNull();
-    // A finished delivery is not set back to delivering.
-    await store.markDelivering("t", "d1", 20);
+    // A finished delivery is not set back to delivering (a duplicate job's attempt is logged all the same).
+    expect(await store.startAttempt("t", "d1", 20)).toBe(3);
     expect((await store.loadDelivery("t", "d1", "w")).status).toBe("succeeded");
+    expect(await store.startAttempt("t", "missing", 20)).toBeNull();
     expect(api.query("SELECT attempt, status_code FROM delivery_attempts ORDER BY attempt").all()).toEqual([
       { attempt: 1, status_code: 500 },
       { attempt: 2, status_code: 200 },
+      { attempt: 3, status_code: null },
     ]);
     api.close();
     await store.close();
+  });
+
+  test("an attempt is in the log, in flight, before its request leaves; one a stopped dispatcher left is closed as of unknown outcome", async () => {
+    const path = join(dir, "in-flight.sqlite");
+    const api = new Database(path, { create: true, strict: true });
+    migrate(api);
+    api.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
+    api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+             VALUES ('t', 'd1', 'w', 'm', 'pending', '[]', 0, 0, 0, 0)`);
+    const logged = () => ({
+      delivery: api.query("SELECT status, attempts FROM deliveries WHERE id = 'd1'").get(),
+      attempts: api
+        .query<Record<string, unknown>, []>(
+          "SELECT attempt, started_at, duration_ms, status_code, error, in_flight FROM delivery_attempts ORDER BY attempt",
+        )
+        .all(),
+    });
+
+    // The dispatcher that is killed: its attempt is committed when startAttempt resolves, before any send.
+    const killed = openSqliteDeliveryStore(path);
+    expect(await killed.startAttempt("t", "d1", 100)).toBe(1);
+    const inFlight = {
+      attempt: 1,
+      started_at: 100,
+      duration_ms: 0,
+      status_code: null,
+      error: IN_FLIGHT_ERROR,
+      in_flight: 1,
+    };
+    expect(logged()).toEqual({ delivery: { status: "delivering", attempts: 1 }, attempts: [inFlight] });
+    await killed.close();
+
+    // The next dispatcher's attempt closes it as of unknown outcome, then logs its own.
+    const next = openSqliteDeliveryStore(path);
+    expect(await next.startAttempt("t", "d1", 200)).toBe(2);
+    const unknown = { ...inFlight, error: OUTCOME_UNKNOWN_ERROR, in_flight: 0 };
+    expect(logged().attempts).toEqual([unknown, { ...inFlight, attempt: 2, started_at: 200 }]);
+    const answer = { startedAt: 201, durationMs: 7, statusCode: 200, responseBody: "ok", error: null };
+    await next.finishAttempt("t", "d1", 2, answer, "succeeded");
+    expect(logged()).toEqual({
+      delivery: { status: "succeeded", attempts: 2 },
+      attempts: [
+        unknown,
+        { attempt: 2, started_at: 201, duration_ms: 7, status_code: 200, error: null, in_flight: 0 },
+      ],
+    });
+
+    // An attempt that sends nothing closes those left in flight too.
+    api.run("UPDATE delivery_attempts SET in_flight = 1, error = 'x' WHERE attempt = 2");
+    api.run("UPDATE deliveries SET status = 'pending'");
+    expect(
+      await next.recordAttempt("t", "d1", { ...answer, statusCode: null, error: "gone" }, "failed"),
+    ).toBe(3);
+    expect(logged().attempts.map((a) => [a.error, a.in_flight])).toEqual([
+      [OUTCOME_UNKNOWN_ERROR, 0],
+      [OUTCOME_UNKNOWN_ERROR, 0],
+      ["gone", 0],
+    ]);
+    api.close();
+    await next.close();
   });
 });

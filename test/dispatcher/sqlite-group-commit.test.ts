@@ -46,12 +46,12 @@ describe("SQLite delivery store group commit", () => {
   test("concurrent writes all land, each delivery's in order", async () => {
     const results = await Promise.all(
       ids.flatMap((id) => [
-        store.markDelivering("t", id, 1).then(() => "marked"),
-        store.recordAttempt("t", id, attempt, "pending"),
+        store.startAttempt("t", id, 1),
+        store.finishAttempt("t", id, 1, attempt, "pending").then(() => "finished"),
         store.recordAttempt("t", id, attempt, "succeeded"),
       ]),
     );
-    expect(results).toEqual(ids.flatMap(() => ["marked", 1, 2]));
+    expect(results).toEqual(ids.flatMap(() => [1, "finished", 2]));
     expect(logged()).toEqual(ids.map((id) => ({ id, status: "succeeded", attempts: 2, rows: 2 })));
   });
 

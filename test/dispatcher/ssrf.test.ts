@@ -94,6 +94,18 @@ describe("classifyAddress", () => {
     ["169.254.169.254", "metadata"],
     ["169.254.170.2", "metadata"],
     ["100.100.100.200", "metadata"],
+    // Every metadata address named in classify-address.ts, however it is written.
+    ["169.254.170.23", "metadata"],
+    ["169.254.0.23", "metadata"],
+    ["169.254.42.42", "metadata"],
+    ["168.63.129.16", "metadata"],
+    ["192.0.0.192", "metadata"],
+    ["::ffff:168.63.129.16", "metadata"],
+    ["64:ff9b::a83f:8110", "metadata"],
+    ["2002:a83f:8110::1", "metadata"],
+    ["::ffff:192.0.0.192", "metadata"],
+    ["168.63.129.17", "public"],
+    ["192.0.0.193", "reserved"],
     ["100.64.0.1", "carrier-grade-nat"],
     ["100.127.255.255", "carrier-grade-nat"],
     ["100.128.0.1", "public"],
@@ -112,6 +124,12 @@ describe("classifyAddress", () => {
     ["fc00::1", "unique-local"],
     ["fd12:3456::1", "unique-local"],
     ["fd00:ec2::254", "metadata"],
+    ["fd00:ec2::23", "metadata"],
+    ["fd20:ce::254", "metadata"],
+    ["fd00:42::42", "metadata"],
+    ["fe80::a9fe:a9fe", "metadata"],
+    ["fe80::a9fe:a9fe%eth0", "metadata"],
+    ["fd00:ec2::253", "unique-local"],
     ["ff02::1", "multicast"],
     ["fec0::1", "private"],
     ["2001:db8::1", "reserved"],
@@ -158,6 +176,7 @@ describe("destination policy", () => {
     loopback,
     "link-local": { allowHttp: true, allowedRanges: parseAllowedRanges("169.254.0.0/16") },
     "unique-local": { allowHttp: true, allowedRanges: parseAllowedRanges("fc00::/7") },
+    everything: { allowHttp: true, allowedRanges: parseAllowedRanges("0.0.0.0/0, ::/0") },
   };
 
   test.each([
@@ -174,6 +193,15 @@ describe("destination policy", () => {
     ["169.254.1.1", "link-local", true],
     ["169.254.169.254", "link-local", false],
     ["fd00:ec2::254", "unique-local", false],
+    // Metadata addresses stay refused inside an allowlist that holds them (even one allowing everything).
+    ["168.63.129.16", "everything", false],
+    ["192.0.0.192", "everything", false],
+    ["100.100.100.200", "everything", false],
+    ["169.254.170.23", "everything", false],
+    ["fd20:ce::254", "everything", false],
+    ["fe80::a9fe:a9fe", "everything", false],
+    ["::ffff:168.63.129.16", "everything", false],
+    ["10.0.0.1", "everything", true],
     ["not-an-ip", "loopback", false],
   ] as [string, string, boolean][])("%s under the %s policy allowed: %p", (address, policy, allowed) => {
     expect(checkAddress(address, policies[policy] as DestinationPolicy).allowed).toBe(allowed);

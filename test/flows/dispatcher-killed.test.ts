@@ -18,4 +18,9 @@ test("dispatcher killed mid-delivery and restarted: every delivery completes", a
   expect(result.failures).toEqual([]);
   expect(result.figures.unfinished).toBe(0);
   expect(result.figures.duplicates).toBeGreaterThan(0); // the requests in flight at the kills, sent again
+  // Each of those is in the delivery log as an attempt of unknown outcome; no request is missing from it.
+  expect(result.extra["requests at the receiver not in the delivery log"]).toBe(0);
+  expect(
+    result.extra["attempts of unknown outcome in the log (left in flight by the kills)"],
+  ).toBeGreaterThan(0);
 }, 60_000);

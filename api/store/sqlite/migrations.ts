@@ -231,6 +231,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX deliveries_by_age ON deliveries (created_at, id);
     `,
   },
+  {
+    version: 8,
+    name: "delivery attempts in flight",
+    // The dispatcher logs an attempt before its request leaves (1) and fills in the outcome after (0):
+    // a dispatcher killed in between leaves the attempt in the log, marked, for the next one to close
+    // as of unknown outcome. Attempts logged before this migration all had their outcome.
+    sql: "ALTER TABLE delivery_attempts ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 0;",
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

@@ -4,19 +4,24 @@
  * read and write it side by side; writes wait for the other's lock (busy_timeout).
  * Delivery-log writes are group-committed: those made in one turn of the event
  * loop share a transaction, because a commit costs far more than the
- * statements in it. Webhook rows are kept in memory by version: each attempt
+ * statements in it. A write's promise resolves once its transaction is
+ * committed (in the WAL, which a killed process does not lose), so an attempt
+ * logged as started before its request is sent is in the log whatever happens
+ * to the process after. Webhook rows are kept in memory by version: each attempt
  * reads the webhook's version beside the delivery's status, and the row itself
  * only when that version is one not seen here.
  */
 import { Database } from "bun:sqlite";
 import { setNewest } from "../../../common/bounded-map.ts";
 import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
-import type {
-  AttemptRecord,
-  DeliveryStatus,
-  DeliveryStore,
-  DeliveryWebhook,
-  StoredVariable,
+import {
+  type AttemptRecord,
+  type DeliveryStatus,
+  type DeliveryStore,
+  type DeliveryWebhook,
+  IN_FLIGHT_ERROR,
+  OUTCOME_UNKNOWN_ERROR,
+  type StoredVariable,
 } from "../../delivery-store.ts";
 
 /** A row of SQL.load: the delivery's (`d`, its status) or the webhook's (`w`, its version). */
@@ -56,13 +61,21 @@ const SQL = {
     SELECT 'w', version FROM webhooks WHERE tenant_id = ?1 AND id = ?3`,
   webhook: `SELECT url, headers, secret, enabled, disabled_reason, version FROM webhooks
     WHERE tenant_id = ? AND id = ?`,
-  delivering: `UPDATE deliveries SET status = 'delivering', updated_at = ?
-    WHERE tenant_id = ? AND id = ? AND status IN ('pending', 'delivering')`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? RETURNING attempts`,
+  // A finished delivery (a duplicate job raced this one) keeps its status; the attempt is logged all the same.
+  started: `UPDATE deliveries SET attempts = attempts + 1, updated_at = ?,
+      status = CASE WHEN status IN ('pending', 'delivering') THEN 'delivering' ELSE status END
+    WHERE tenant_id = ? AND id = ? RETURNING attempts`,
   attempt: `INSERT INTO delivery_attempts
-    (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, in_flight)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  unknown: `UPDATE delivery_attempts SET in_flight = 0, error = ?
+    WHERE tenant_id = ? AND delivery_id = ? AND in_flight = 1`,
+  finish: `UPDATE delivery_attempts
+    SET started_at = ?, duration_ms = ?, status_code = ?, response_body = ?, error = ?, in_flight = 0
+    WHERE tenant_id = ? AND delivery_id = ? AND attempt = ?`,
+  settle: "UPDATE deliveries SET status = ?, updated_at = ? WHERE tenant_id = ? AND id = ?",
   disable: `UPDATE webhooks SET enabled = 0, disabled_reason = ?, version = version + 1, updated_at = ?
     WHERE tenant_id = ? AND id = ?`,
 };
@@ -84,22 +97,79 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
 
   const write = createGroupCommit(db);
 
-  // Runs inside a group commit's transaction: the count and the attempt row land together or not at all.
-  const record = (tenantId: string, deliveryId: string, a: AttemptRecord, status: DeliveryStatus) => {
+  // The helpers below run inside a group commit's transaction: what each writes lands together or not at all.
+
+  /** Closes the attempts logged before attempt `number` that are still in flight: a stopped dispatcher left them. */
+  const closeUnknown = (tenantId: string, deliveryId: string, number: number) => {
+    // The first attempt has none before it: the common case skips the statement.
+    if (number > 1) db.query(SQL.unknown).run(OUTCOME_UNKNOWN_ERROR, tenantId, deliveryId);
+  };
+
+  const insert = (
+    tenantId: string,
+    deliveryId: string,
+    number: number,
+    a: AttemptRecord,
+    inFlight: boolean,
+  ) =>
+    db
+      .query(SQL.attempt)
+      .run(
+        tenantId,
+        deliveryId,
+        number,
+        a.startedAt,
+        a.durationMs,
+        a.statusCode,
+        a.responseBody,
+        a.error,
+        inFlight ? 1 : 0,
+      );
+
+  const start = (tenantId: string, deliveryId: string, startedAt: number) => {
     const counted = db
-      .query<{ attempts: number }, [string, number, string, string]>(SQL.count)
-      .get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
+      .query<{ attempts: number }, [number, string, string]>(SQL.started)
+      .get(startedAt, tenantId, deliveryId);
     if (!counted) return null;
-    db.query(SQL.attempt).run(
-      tenantId,
-      deliveryId,
-      counted.attempts,
+    closeUnknown(tenantId, deliveryId, counted.attempts);
+    const inFlight = {
+      startedAt,
+      durationMs: 0,
+      statusCode: null,
+      responseBody: null,
+      error: IN_FLIGHT_ERROR,
+    };
+    insert(tenantId, deliveryId, counted.attempts, inFlight, true);
+    return counted.attempts;
+  };
+
+  const finish = (
+    tenantId: string,
+    deliveryId: string,
+    n: number,
+    a: AttemptRecord,
+    status: DeliveryStatus,
+  ) => {
+    db.query(SQL.finish).run(
       a.startedAt,
       a.durationMs,
       a.statusCode,
       a.responseBody,
       a.error,
+      tenantId,
+      deliveryId,
+      n,
     );
+    db.query(SQL.settle).run(status, a.startedAt + a.durationMs, tenantId, deliveryId);
+  };
+
+  const record = (tenantId: string, deliveryId: string, a: AttemptRecord, status: DeliveryStatus) => {
+    const counted = db
+      .query<{ attempts: number }, [string, number, string, string]>(SQL.count)
+      .get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
+    if (!counted) return null;
+    closeUnknown(tenantId, deliveryId, counted.attempts);
+    insert(tenantId, deliveryId, counted.attempts, a, false);
     return counted.attempts;
   };
 
@@ -150,9 +220,9 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
         .all(tenantId, ...keys)
         .map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
     },
-    async markDelivering(tenantId, deliveryId, at) {
-      await write(() => db.query(SQL.delivering).run(at, tenantId, deliveryId));
-    },
+    startAttempt: (tenantId, deliveryId, startedAt) => write(() => start(tenantId, deliveryId, startedAt)),
+    finishAttempt: (tenantId, deliveryId, number, attempt, status) =>
+      write(() => finish(tenantId, deliveryId, number, attempt, status)),
     recordAttempt: (tenantId, deliveryId, attempt, status) =>
       write(() => record(tenantId, deliveryId, attempt, status)),
     async disableWebhook(tenantId, webhookId, reason, at) {
