@@ -16,7 +16,7 @@
 import type { DeliveryJob } from "../../common/delivery-job.ts";
 import { describeError, type Logger } from "../../common/log.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
-import type { LoggedChange } from "../catalogue/record-values.ts";
+import type { LoggedChange } from "../model/record-values.ts";
 import type { DeliveryRecord, Store } from "../store/store.ts";
 import type { Lease } from "./feed-lease.ts";
 import { matchChanges } from "./match-changes.ts";

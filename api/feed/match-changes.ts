@@ -5,18 +5,9 @@
  * Pure: lookups for filters come in through the evaluation context.
  */
 import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
-import type { FieldDef } from "../catalogue/catalogue.ts";
-import {
-  type FieldValue,
-  type LoggedChange,
-  type RecordValues,
-  sameValue,
-} from "../catalogue/record-values.ts";
-import {
-  type EvaluationContext,
-  evaluateExtendedFilter,
-  evaluateFilter,
-} from "../graphql/filter/evaluate-filter.ts";
+import { type EvaluationContext, evaluateExtendedFilter, evaluateFilter } from "../eql/evaluate-filter.ts";
+import type { FieldDef } from "../model/catalogue.ts";
+import { type FieldValue, type LoggedChange, type RecordValues, sameValue } from "../model/record-values.ts";
 import type { Subscription } from "../webhooks/parse-subscription.ts";
 
 export interface CompiledWebhook {

@@ -8,9 +8,9 @@
  */
 import { setNewest } from "../../common/bounded-map.ts";
 import { describeError, type Logger } from "../../common/log.ts";
-import type { Catalogue } from "../catalogue/catalogue.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
+import type { Catalogue } from "../model/catalogue.ts";
 import type { Store, WebhookRecord } from "../store/store.ts";
 import { parseSubscription } from "../webhooks/parse-subscription.ts";
 import type { CompiledWebhook } from "./match-changes.ts";

@@ -4,10 +4,11 @@
  * tenant where data belongs to one. Methods are async so an engine over the
  * network fits the same shape.
  */
-import type { FieldDef, ObjectDef } from "../catalogue/catalogue.ts";
-import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../catalogue/record-values.ts";
-import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
+
+import type { CheckedFilter } from "../eql/checked-filter.ts";
 import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
+import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
+import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../model/record-values.ts";
 import type { ReadNode, ReadValue } from "./read-tree.ts";
 
 /**

@@ -24,12 +24,12 @@ import {
   UnknownFieldError,
   ValidationError,
 } from "../../common/errors.ts";
-import type { Catalogue, ObjectDef } from "../catalogue/catalogue.ts";
-import type { ChangeOperation } from "../catalogue/record-values.ts";
-import { prepareFilter } from "../graphql/filter/check-filter.ts";
-import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
-import { filterNeeds } from "../graphql/filter/filter-needs.ts";
+import { prepareFilter } from "../eql/check-filter.ts";
+import type { CheckedFilter } from "../eql/checked-filter.ts";
+import { filterNeeds } from "../eql/filter-needs.ts";
 import { memberName, names } from "../graphql/schema/naming.ts";
+import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
+import type { ChangeOperation } from "../model/record-values.ts";
 
 /** One selected member of the change event, by response key. */
 export type Member =

@@ -3,11 +3,12 @@
  * object's fields and lookup paths, `UID ASC` always last as the tie-breaker.
  * Pure; errors are FilterParseErrors / UnknownFieldErrors with positions.
  */
-import type { Catalogue, ObjectDef } from "../../catalogue/catalogue.ts";
-import type { Name } from "../filter/ast.ts";
-import type { FieldOperand } from "../filter/checked-filter.ts";
-import { resolveFieldPath } from "../filter/resolve-path.ts";
-import { expectedError, filterError, positioner, quote } from "../filter/source-text.ts";
+
+import type { Name } from "../../eql/ast.ts";
+import type { FieldOperand } from "../../eql/checked-filter.ts";
+import { resolveFieldPath } from "../../eql/resolve-path.ts";
+import { expectedError, filterError, positioner, quote } from "../../eql/source-text.ts";
+import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
 
 export type OrderDirection = "ASC" | "DESC";
 

@@ -5,9 +5,9 @@
  * give the same objects (the store keys its statement plans on them).
  */
 import { setNewest } from "../../../common/bounded-map.ts";
-import type { Catalogue, ObjectDef } from "../../catalogue/catalogue.ts";
-import { prepareFilter } from "../filter/check-filter.ts";
-import type { CheckedFilter } from "../filter/checked-filter.ts";
+import { prepareFilter } from "../../eql/check-filter.ts";
+import type { CheckedFilter } from "../../eql/checked-filter.ts";
+import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
 import { orderFingerprint } from "./cursor.ts";
 import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
 

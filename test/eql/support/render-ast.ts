@@ -1,5 +1,5 @@
 /** Syntax trees as compact S-expressions, so parser tests read as tables: `(and (== Name "x") (IN Kind ["a"]))`. */
-import type { FilterNode, Literal, Operand, SubqueryNode } from "../../../../api/graphql/filter/ast.ts";
+import type { FilterNode, Literal, Operand, SubqueryNode } from "../../../api/eql/ast.ts";
 
 function renderLiteral(literal: Literal): string {
   switch (literal.kind) {

@@ -1,13 +1,13 @@
 /** The in-memory evaluator: which of a few hand-made records each filter selects, and extended filters on changes. */
 import { describe, expect, test } from "bun:test";
-import { prepareFilter } from "../../../api/graphql/filter/check-filter.ts";
+import { prepareFilter } from "../../api/eql/check-filter.ts";
 import {
   type ChangeValues,
   type EvaluationContext,
   evaluateExtendedFilter,
   evaluateFilter,
-} from "../../../api/graphql/filter/evaluate-filter.ts";
-import type { RecordValues } from "../../../api/store/sqlite/record-codec.ts";
+} from "../../api/eql/evaluate-filter.ts";
+import type { RecordValues } from "../../api/store/sqlite/record-codec.ts";
 import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
 
 const NOW = Date.UTC(2024, 4, 1, 10);

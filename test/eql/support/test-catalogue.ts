@@ -1,7 +1,7 @@
 /** A small catalogue for filter tests: `Things` with one field of every type, referencing `Owners` (which reference themselves). */
-import type { Catalogue, ObjectDef } from "../../../../api/catalogue/catalogue.ts";
-import { findObject } from "../../../../api/catalogue/catalogue.ts";
-import { standardObject } from "../../../../api/catalogue/field-factory.ts";
+import type { Catalogue, ObjectDef } from "../../../api/model/catalogue.ts";
+import { findObject } from "../../../api/model/catalogue.ts";
+import { standardObject } from "../../../api/model/field-factory.ts";
 
 export const KIND_ITEMS = ["Alpha", "beta", "Ga mma", "Dé'lta", "100%_x"];
 export const TAG_ITEMS = ["red", "Green", "blue sky", "ünï"];

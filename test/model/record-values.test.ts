@@ -1,6 +1,6 @@
 /** sameValue: the one test of "did this field change" shared by mutations and the webhook matcher. */
 import { describe, expect, test } from "bun:test";
-import { type FieldValue, sameValue } from "../../api/catalogue/record-values.ts";
+import { type FieldValue, sameValue } from "../../api/model/record-values.ts";
 
 const cases: [FieldValue, FieldValue, boolean][] = [
   [null, null, true],

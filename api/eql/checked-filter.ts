@@ -15,7 +15,7 @@
  *   code point (SQLite's BINARY collation);
  * - `in` with an empty `select` result is false, even for an absent value.
  */
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
 
 /** How values of a field type compare: which literals fit and which operators apply. */
 export type ValueClass = "text" | "number" | "boolean" | "datetime" | "date" | "time" | "multipicklist";

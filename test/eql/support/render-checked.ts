@@ -1,5 +1,5 @@
 /** Checked filters as compact S-expressions: `(==:number Count 5)`, `(in:text Owner.Name ["a"])`. */
-import type { CheckedCondition, Subject } from "../../../../api/graphql/filter/checked-filter.ts";
+import type { CheckedCondition, Subject } from "../../../api/eql/checked-filter.ts";
 
 function renderSubject(subject: Subject): string {
   if (subject.kind === "operation") return "Operation";

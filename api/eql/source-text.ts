@@ -1,5 +1,5 @@
 /** Positions in a filter's text and the wording of its parse errors. */
-import { FilterParseError, type SourcePosition } from "../../../common/errors.ts";
+import { FilterParseError, type SourcePosition } from "../../common/errors.ts";
 
 /** A function from a 0-based offset in `text` to its offset, 1-based line and 1-based column (UTF-16 units). */
 export function positioner(text: string): (offset: number) => SourcePosition {

@@ -1,8 +1,8 @@
 /** The checker: paths resolved, operators typed, literals coerced to the stored representation (record-codec.ts). */
 import { describe, expect, test } from "bun:test";
-import { STANDARD_OBJECTS } from "../../../api/catalogue/standard-objects.ts";
-import { prepareFilter } from "../../../api/graphql/filter/check-filter.ts";
-import type { FilterMode } from "../../../api/graphql/filter/checked-filter.ts";
+import { prepareFilter } from "../../api/eql/check-filter.ts";
+import type { FilterMode } from "../../api/eql/checked-filter.ts";
+import { STANDARD_OBJECTS } from "../../api/model/standard-objects.ts";
 import { renderChecked } from "./support/render-checked.ts";
 import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
 

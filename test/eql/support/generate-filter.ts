@@ -3,9 +3,10 @@
  * literal form, lookup path, sub-query and NOW() offset the grammar has, with
  * values drawn from the pools the records use so comparisons hit.
  */
-import type { FieldType, ObjectDef } from "../../../../api/catalogue/catalogue.ts";
-import type { ValueClass } from "../../../../api/graphql/filter/checked-filter.ts";
-import { VALUE_CLASS } from "../../../../api/graphql/filter/coerce-literal.ts";
+
+import type { ValueClass } from "../../../api/eql/checked-filter.ts";
+import { VALUE_CLASS } from "../../../api/eql/coerce-literal.ts";
+import type { FieldType, ObjectDef } from "../../../api/model/catalogue.ts";
 import type { Random } from "./prng.ts";
 import {
   decimalText,

@@ -5,15 +5,9 @@
  * In extended filters a path starts with `Current.` or `Previous.`, or is the
  * bare `Operation`.
  */
-import type { SourcePosition } from "../../../common/errors.ts";
-import { UnknownFieldError } from "../../../common/errors.ts";
-import {
-  type Catalogue,
-  type FieldDef,
-  findField,
-  findObject,
-  type ObjectDef,
-} from "../../catalogue/catalogue.ts";
+import type { SourcePosition } from "../../common/errors.ts";
+import { UnknownFieldError } from "../../common/errors.ts";
+import { type Catalogue, type FieldDef, findField, findObject, type ObjectDef } from "../model/catalogue.ts";
 import type { Name, PathNode } from "./ast.ts";
 import type { FieldOperand, FilterMode, Hop, Subject } from "./checked-filter.ts";
 import { closestName } from "./closest-name.ts";

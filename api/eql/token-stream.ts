@@ -1,5 +1,5 @@
 /** A cursor over a filter's tokens with the look-ahead and expectation helpers the parser needs. */
-import type { FilterParseError, SourcePosition } from "../../../common/errors.ts";
+import type { FilterParseError, SourcePosition } from "../../common/errors.ts";
 import type { Token } from "./lexer.ts";
 import { expectedError, quote } from "./source-text.ts";
 

@@ -5,7 +5,7 @@
  * any text outside the grammar, a text longer than `maxLength`, or nesting
  * (parentheses, NOT, sub-queries) deeper than `maxDepth`.
  */
-import type { SourcePosition } from "../../../common/errors.ts";
+import type { SourcePosition } from "../../common/errors.ts";
 import type { CompareOperator, FilterNode, InNode, Name, Operand, PathNode, SubqueryNode } from "./ast.ts";
 import { tokenize } from "./lexer.ts";
 import { isNowNext, parseList, parseLiteral, parseNow, parseValues } from "./parse-literal.ts";

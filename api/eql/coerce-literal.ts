@@ -4,7 +4,7 @@
  * expected. Quoted strings are accepted wherever their text is a valid value
  * of the class (`'42'` for a number, `'2024-05-01'` for a date).
  */
-import type { FieldType } from "../../catalogue/catalogue.ts";
+import type { FieldType } from "../model/catalogue.ts";
 import type { Literal } from "./ast.ts";
 import type { ScalarValue, ValueClass } from "./checked-filter.ts";
 import {

@@ -3,8 +3,8 @@
  * paths resolved through references, operators checked against field types,
  * literals coerced to their stored representation. Pure.
  */
-import type { Catalogue, ObjectDef } from "../../catalogue/catalogue.ts";
-import { findObject } from "../../catalogue/catalogue.ts";
+import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
+import { findObject } from "../model/catalogue.ts";
 import type { FilterNode, IncludesNode, InNode, SubqueryNode } from "./ast.ts";
 import { checkCompare, targetOf } from "./check-comparison.ts";
 import type { CheckedCondition, CheckedFilter, FilterMode, Subject } from "./checked-filter.ts";

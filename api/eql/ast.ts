@@ -3,7 +3,7 @@
  * untyped, every node carrying where it starts in the filter text. The checker
  * (check-filter.ts) turns it into a `CheckedFilter` against a catalogue.
  */
-import type { SourcePosition } from "../../../common/errors.ts";
+import type { SourcePosition } from "../../common/errors.ts";
 
 /** An identifier with where it was written. */
 export interface Name {

@@ -1,5 +1,5 @@
 /** The literal, list and `NOW()` productions of the grammar (SPEC.md §4), over a `TokenStream`. */
-import { MAX_DURATION_MINUTES } from "../../catalogue/field-values.ts";
+import { MAX_DURATION_MINUTES } from "../model/field-values.ts";
 import type { DurationLiteral, Literal, NowNode, NumberLiteral } from "./ast.ts";
 import type { Token } from "./lexer.ts";
 import { filterError, quote } from "./source-text.ts";

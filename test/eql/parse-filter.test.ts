@@ -1,7 +1,7 @@
 /** The grammar of SPEC.md §4, rule by rule: filter text → syntax tree (rendered as S-expressions). */
 import { describe, expect, test } from "bun:test";
-import { MAX_FILTER_DEPTH, parseFilter } from "../../../api/graphql/filter/parse-filter.ts";
-import { FilterParseError } from "../../../common/errors.ts";
+import { MAX_FILTER_DEPTH, parseFilter } from "../../api/eql/parse-filter.ts";
+import { FilterParseError } from "../../common/errors.ts";
 import { renderAst } from "./support/render-ast.ts";
 
 const expectTree = (filter: string, tree: string) => expect(renderAst(parseFilter(filter))).toBe(tree);

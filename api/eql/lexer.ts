@@ -5,7 +5,7 @@
  * character that starts no token, an unterminated string, or an impossible
  * date, time or instant.
  */
-import type { SourcePosition } from "../../../common/errors.ts";
+import type { SourcePosition } from "../../common/errors.ts";
 import { parseDateText, parseInstantText, parseTimeText } from "./literal-text.ts";
 import { expectedError, filterError, positioner, quote } from "./source-text.ts";
 

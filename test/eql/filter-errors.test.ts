@@ -1,8 +1,8 @@
 /** Invalid filters: each with its error code and exact position (offset, line, column), and what was expected/found. */
 import { describe, expect, test } from "bun:test";
-import { prepareFilter } from "../../../api/graphql/filter/check-filter.ts";
-import type { FilterMode } from "../../../api/graphql/filter/checked-filter.ts";
-import { FilterParseError, UnknownFieldError } from "../../../common/errors.ts";
+import { prepareFilter } from "../../api/eql/check-filter.ts";
+import type { FilterMode } from "../../api/eql/checked-filter.ts";
+import { FilterParseError, UnknownFieldError } from "../../common/errors.ts";
 import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
 
 type Case = [

@@ -6,16 +6,16 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import type { ObjectDef } from "../../../api/catalogue/catalogue.ts";
-import { prepareFilter } from "../../../api/graphql/filter/check-filter.ts";
-import { type EvaluationContext, evaluateFilter } from "../../../api/graphql/filter/evaluate-filter.ts";
-import { compileFilter } from "../../../api/store/sqlite/compile-filter.ts";
+import { prepareFilter } from "../../api/eql/check-filter.ts";
+import { type EvaluationContext, evaluateFilter } from "../../api/eql/evaluate-filter.ts";
+import type { ObjectDef } from "../../api/model/catalogue.ts";
+import { compileFilter } from "../../api/store/sqlite/compile-filter.ts";
 import {
   createTableSql,
   encodeValue,
   quoteIdent,
   type RecordValues,
-} from "../../../api/store/sqlite/record-codec.ts";
+} from "../../api/store/sqlite/record-codec.ts";
 import { FilterGenerator } from "./support/generate-filter.ts";
 import { generateRecords } from "./support/generate-records.ts";
 import { createRandom } from "./support/prng.ts";
