@@ -5,7 +5,7 @@
  * order, ASCII-case-insensitive LIKE. Pure and synchronous: lookups and
  * sub-queries read through the context.
  */
-import type { RecordValues } from "../store/sqlite/record-codec.ts";
+import type { RecordValues } from "../model/record-values.ts";
 import type {
   CheckedCondition,
   CheckedFilter,

@@ -9,13 +9,9 @@ import { afterAll, expect, test } from "bun:test";
 import { prepareFilter } from "../../api/eql/check-filter.ts";
 import { type EvaluationContext, evaluateFilter } from "../../api/eql/evaluate-filter.ts";
 import type { ObjectDef } from "../../api/model/catalogue.ts";
+import type { RecordValues } from "../../api/model/record-values.ts";
 import { compileFilter } from "../../api/store/sqlite/compile-filter.ts";
-import {
-  createTableSql,
-  encodeValue,
-  quoteIdent,
-  type RecordValues,
-} from "../../api/store/sqlite/record-codec.ts";
+import { createTableSql, encodeValue, quoteIdent } from "../../api/store/sqlite/record-codec.ts";
 import { FilterGenerator } from "./support/generate-filter.ts";
 import { generateRecords } from "./support/generate-records.ts";
 import { createRandom } from "./support/prng.ts";

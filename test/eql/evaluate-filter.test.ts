@@ -7,7 +7,7 @@ import {
   evaluateExtendedFilter,
   evaluateFilter,
 } from "../../api/eql/evaluate-filter.ts";
-import type { RecordValues } from "../../api/store/sqlite/record-codec.ts";
+import type { RecordValues } from "../../api/model/record-values.ts";
 import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
 
 const NOW = Date.UTC(2024, 4, 1, 10);

@@ -10,7 +10,6 @@
 import type { FieldDef, FieldType, ObjectDef } from "../../model/catalogue.ts";
 import type { FieldValue } from "../../model/record-values.ts";
 
-export type { FieldValue, RecordValues } from "../../model/record-values.ts";
 export type ColumnValue = string | number | null;
 
 const INTEGER_TYPES: ReadonlySet<FieldType> = new Set(["datetime", "int", "duration", "boolean"]);

@@ -1,6 +1,6 @@
 /** Random records of the test catalogue, drawing on the value pools; about a fifth of the values are null. */
 import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
-import type { FieldValue, RecordValues } from "../../../api/store/sqlite/record-codec.ts";
+import type { FieldValue, RecordValues } from "../../../api/model/record-values.ts";
 import type { Random } from "./prng.ts";
 import {
   DANGLING_UID,

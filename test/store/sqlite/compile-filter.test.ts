@@ -4,13 +4,9 @@ import { describe, expect, test } from "bun:test";
 import { prepareFilter } from "../../../api/eql/check-filter.ts";
 import type { ObjectDef } from "../../../api/model/catalogue.ts";
 import { makeField, standardObject } from "../../../api/model/field-factory.ts";
+import type { FieldValue } from "../../../api/model/record-values.ts";
 import { compileFilter, type SqlFilter } from "../../../api/store/sqlite/compile-filter.ts";
-import {
-  createTableSql,
-  encodeValue,
-  type FieldValue,
-  quoteIdent,
-} from "../../../api/store/sqlite/record-codec.ts";
+import { createTableSql, encodeValue, quoteIdent } from "../../../api/store/sqlite/record-codec.ts";
 import { TEST_CATALOGUE, testObject } from "../../eql/support/test-catalogue.ts";
 
 const NOW = Date.UTC(2024, 4, 1, 10);
