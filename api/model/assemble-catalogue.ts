@@ -1,6 +1,5 @@
 /** Standard objects + a tenant's stored custom definitions → its Catalogue. Pure. */
-import type { CustomDefinitions } from "../store/store.ts";
-import type { Catalogue, ObjectDef } from "./catalogue.ts";
+import type { Catalogue, CustomDefinitions, ObjectDef } from "./catalogue.ts";
 import { systemFields } from "./field-factory.ts";
 import { STANDARD_OBJECTS } from "./standard-objects.ts";
 

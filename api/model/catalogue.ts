@@ -78,6 +78,17 @@ export interface Catalogue {
   objects: ObjectDef[];
 }
 
+/**
+ * A tenant's stored custom definitions, as saved: custom objects (with `fields`
+ * empty) and every custom field, on custom and standard objects alike. The
+ * catalogue service assembles them with the standard objects.
+ */
+export interface CustomDefinitions {
+  version: number;
+  objects: ObjectDef[];
+  fields: FieldDef[];
+}
+
 /** The object named `name` (exact), or undefined. */
 export function findObject(catalogue: Catalogue, name: string): ObjectDef | undefined {
   return catalogue.objects.find((object) => object.name === name);
