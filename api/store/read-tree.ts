@@ -11,7 +11,7 @@
  */
 
 import type { CheckedFilter } from "../eql/checked-filter.ts";
-import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
+import type { OrderTerm } from "../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
 
 /** An index into the values that come with a tree. */

@@ -6,7 +6,7 @@
  */
 
 import type { CheckedFilter } from "../eql/checked-filter.ts";
-import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
+import type { OrderTerm } from "../eql/parse-order-by.ts";
 import type { CustomDefinitions, FieldDef, ObjectDef } from "../model/catalogue.ts";
 import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../model/record-values.ts";
 import type { ReadNode, ReadValue } from "./read-tree.ts";

@@ -7,9 +7,9 @@
 import { setNewest } from "../../../common/bounded-map.ts";
 import { prepareFilter } from "../../eql/check-filter.ts";
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
+import { type OrderTerm, parseOrderBy } from "../../eql/parse-order-by.ts";
 import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
 import { orderFingerprint } from "./cursor.ts";
-import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
 
 export interface PreparedArguments {
   filter: CheckedFilter | null;

@@ -5,7 +5,7 @@
  */
 
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
-import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { ObjectDef } from "../../model/catalogue.ts";
 import { compileFilter } from "./compile-filter.ts";
 import { quoteIdent } from "./record-codec.ts";

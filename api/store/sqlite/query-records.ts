@@ -7,7 +7,7 @@
 import type { Database } from "bun:sqlite";
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
 import { filterNeeds } from "../../eql/filter-needs.ts";
-import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
 import type { ReadNode } from "../read-tree.ts";

@@ -13,7 +13,7 @@
  * answers the long way.
  */
 
-import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { ReadList, ReadNode, Slot } from "../read-tree.ts";
 import { buildPlan, orderClause } from "./list-plan.ts";

@@ -4,11 +4,11 @@
  * Pure; errors are FilterParseErrors / UnknownFieldErrors with positions.
  */
 
-import type { Name } from "../../eql/ast.ts";
-import type { FieldOperand } from "../../eql/checked-filter.ts";
-import { resolveFieldPath } from "../../eql/resolve-path.ts";
-import { expectedError, filterError, positioner, quote } from "../../eql/source-text.ts";
-import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
+import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
+import type { Name } from "./ast.ts";
+import type { FieldOperand } from "./checked-filter.ts";
+import { resolveFieldPath } from "./resolve-path.ts";
+import { expectedError, filterError, positioner, quote } from "./source-text.ts";
 
 export type OrderDirection = "ASC" | "DESC";
 
