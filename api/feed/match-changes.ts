@@ -15,6 +15,11 @@ export interface CompiledWebhook {
   subscription: Subscription;
 }
 
+/** A tenant's enabled webhooks, compiled (api/webhooks/webhook-compiler.ts keeps them per version). */
+export interface CompiledWebhookSource {
+  forTenant(tenantId: string): Promise<CompiledWebhook[]>;
+}
+
 export interface MatchContext extends EvaluationContext {
   /** Custom objects fire only while tracked. */
   isTracked(objectName: string): boolean;
