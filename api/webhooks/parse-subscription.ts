@@ -30,24 +30,7 @@ import { filterNeeds } from "../eql/filter-needs.ts";
 import { memberName, names } from "../graphql/schema/naming.ts";
 import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
 import type { ChangeOperation } from "../model/record-values.ts";
-
-/** One selected member of the change event, by response key. */
-export type Member =
-  | { key: string; kind: "operation" | "timestamp" }
-  | { key: string; kind: "data" | "previous"; fields: { key: string; field: string }[] };
-
-export interface Subscription {
-  object: ObjectDef;
-  /** The response key of the root field (`schemaJobs`, or its alias). */
-  rootKey: string;
-  /** null: every operation. */
-  operations: ReadonlySet<ChangeOperation> | null;
-  filter: CheckedFilter | null;
-  extendedFilter: CheckedFilter | null;
-  members: Member[];
-  /** Record fields selected under `data`: a change of one of them fires an UPDATE. */
-  watched: string[];
-}
+import type { Member, Subscription } from "../subscriptions/subscription.ts";
 
 const fail = (details: ErrorDetail[]): never => {
   throw new ValidationError("the subscription is invalid", details);
