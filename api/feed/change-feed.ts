@@ -15,7 +15,7 @@
  */
 import type { DeliveryJob } from "../../common/delivery-job.ts";
 import { describeError, type Logger } from "../../common/log.ts";
-import type { CatalogueService } from "../catalogue/catalogue-service.ts";
+import type { CatalogueSource } from "../model/catalogue.ts";
 import type { LoggedChange } from "../model/record-values.ts";
 import type { DeliveryRecord, Store } from "../store/store.ts";
 import type { Lease } from "./feed-lease.ts";
@@ -25,7 +25,7 @@ import { type PlannedDelivery, splitDelivery } from "./split-delivery.ts";
 
 export interface ChangeFeedDeps {
   store: Store;
-  catalogues: CatalogueService;
+  catalogues: CatalogueSource;
   compiler: CompiledWebhookSource;
   lease: Lease;
   /** Puts jobs on the delivery queue (idempotent per job id). */

@@ -89,6 +89,11 @@ export interface CustomDefinitions {
   fields: FieldDef[];
 }
 
+/** Where a tenant's current catalogue is read (the catalogue service, api/catalogue/catalogue-service.ts). */
+export interface CatalogueSource {
+  get(tenantId: string): Promise<Catalogue>;
+}
+
 /** The object named `name` (exact), or undefined. */
 export function findObject(catalogue: Catalogue, name: string): ObjectDef | undefined {
   return catalogue.objects.find((object) => object.name === name);
