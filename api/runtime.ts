@@ -15,10 +15,10 @@ import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
 import { createChangeFeed } from "./feed/change-feed.ts";
 import { createCommitSignal } from "./feed/commit-signal.ts";
 import { createLease } from "./feed/feed-lease.ts";
-import { createWebhookCompiler } from "./feed/webhook-compiler.ts";
 import { createTenantSchemas } from "./graphql/tenant-schemas.ts";
 import { createRetentionSweeper } from "./retention/retention-sweeper.ts";
 import type { CoreServices } from "./services.ts";
+import { createWebhookCompiler } from "./webhooks/webhook-compiler.ts";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -1,4 +1,7 @@
-/** The house rules of ARCHITECTURE.md that a grep can hold: who may import whom, and who may import drivers. */
+/**
+ * The house rules of docs/ARCHITECTURE.md that a grep can hold: the layers (read from that document's
+ * tables, so the document and the check cannot drift apart), who may import whom, who may import drivers.
+ */
 import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 
@@ -10,6 +13,47 @@ const importsOf = async (file: string) =>
       /^(?:import|export)\s+(?:[^;]*?\s+from\s+)?"([^"]+)"/gms,
     ),
   ].map((m) => m[1] ?? "");
+/** The repository path a relative import of `file` names (`api/feed/x.ts` + `../eql/y.ts` → `api/eql/y.ts`). */
+const resolveImport = (file: string, spec: string) => new URL(spec, `file:///${file}`).pathname.slice(1);
+
+/** The rows (cells, trimmed) of the first Markdown table after `heading` in docs/ARCHITECTURE.md. */
+const doc = await Bun.file(`${root}/docs/ARCHITECTURE.md`).text();
+function tableAfter(heading: string): string[][] {
+  const start = doc.indexOf(`\n${heading}\n`);
+  if (start < 0) throw new Error(`docs/ARCHITECTURE.md has no "${heading}" section`);
+  const lines = doc.slice(start + heading.length + 2).split("\n");
+  const first = lines.findIndex((line) => line.startsWith("|") || line.startsWith("## "));
+  if (first < 0 || !lines[first]?.startsWith("|")) return [];
+  const rows: string[][] = [];
+  for (const line of lines.slice(first + 2)) {
+    if (!line.startsWith("|")) break;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim()),
+    );
+  }
+  return rows;
+}
+const pathsIn = (cell: string) => [...cell.matchAll(/`([^`]+)`/g)].map((m) => m[1] ?? "");
+
+/** Layers top (entry points, rank 0) to bottom (shared); each place is a folder (`api/feed/`) or a file. */
+const layers = tableAfter("## Layers").map(([name = "", places = ""], rank) => ({
+  name,
+  rank,
+  places: pathsIn(places),
+}));
+const places = layers.flatMap((layer) => layer.places.map((place) => ({ place, layer })));
+/** The most specific place holding `file` (`dispatcher/main.ts` before `dispatcher/`). */
+const placeOf = (file: string) =>
+  places
+    .filter(({ place }) => (place.endsWith("/") ? file.startsWith(place) : file === place))
+    .sort((a, b) => b.place.length - a.place.length)[0];
+/** "from → to" between places, each named with its reason in the document. */
+const allowedUpward = tableAfter("## Upward imports allowed").map(
+  ([from = "", to = ""]) => `${pathsIn(from)[0]} → ${pathsIn(to)[0]}`,
+);
 
 describe("architecture", () => {
   test("api/ and dispatcher/ never import each other; common/ imports neither", async () => {
@@ -40,6 +84,34 @@ describe("architecture", () => {
       }
     }
     expect(offences).toEqual([]);
+  });
+
+  test("the layer table places every source file, and each place in one layer only", () => {
+    expect(layers.length).toBeGreaterThanOrEqual(6);
+    expect(sources.filter((file) => !placeOf(file))).toEqual([]);
+    const listed = places.map(({ place }) => place);
+    expect(listed.filter((place, i) => listed.indexOf(place) !== i)).toEqual([]);
+  });
+
+  test("no file imports from a layer above its own, except the upward imports the document names", async () => {
+    const offences: string[] = [];
+    const seen = new Set<string>();
+    for (const file of sources) {
+      const from = placeOf(file);
+      for (const spec of await importsOf(file)) {
+        if (!spec.startsWith(".") || !from) continue;
+        const target = resolveImport(file, spec);
+        const to = placeOf(target);
+        if (!to || to.layer.rank >= from.layer.rank) continue;
+        const edge = `${from.place} → ${to.place}`;
+        seen.add(edge);
+        if (!allowedUpward.includes(edge))
+          offences.push(`${file} (${from.layer.name}) → ${target} (${to.layer.name})`);
+      }
+    }
+    expect(offences).toEqual([]);
+    // An exception that no longer occurs is stale: the document would excuse a future one unseen.
+    expect(allowedUpward.filter((edge) => !seen.has(edge))).toEqual([]);
   });
 
   test("no folder barrels (index.ts)", () => {

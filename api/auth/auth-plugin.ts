@@ -7,10 +7,10 @@
  * refused (429) before the role is checked or the route runs.
  */
 import { Elysia } from "elysia";
-import { rateLimitHeaders } from "../http/rate-limit-headers.ts";
 import type { Role } from "../store/store.ts";
 import type { AuthService } from "./auth-service.ts";
 import { assertRole } from "./principal.ts";
+import { rateLimitHeaders } from "./rate-limit-headers.ts";
 import { assertAdmitted } from "./rate-limiter.ts";
 
 export function authPlugin(auth: AuthService) {

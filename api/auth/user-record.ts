@@ -2,8 +2,8 @@
  * Every user is also a record of the standard object `Users` (UID = user id),
  * so `CreatedBy { Email }` and `users { ... }` answer through GraphQL.
  */
-import type { ObjectDef } from "../catalogue/catalogue.ts";
-import { STANDARD_OBJECTS } from "../catalogue/standard-objects.ts";
+import type { ObjectDef } from "../model/catalogue.ts";
+import { STANDARD_OBJECTS } from "../model/standard-objects.ts";
 import type { StoreWriter, User } from "../store/store.ts";
 
 const USERS = STANDARD_OBJECTS.find((object) => object.name === "Users") as ObjectDef;

@@ -7,12 +7,12 @@
 
 import { setNewest } from "../../common/bounded-map.ts";
 import { ConflictError, NotFoundError, ValidationError } from "../../common/errors.ts";
+import { assembleCatalogue } from "../model/assemble-catalogue.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../model/catalogue.ts";
+import { STANDARD_OBJECTS } from "../model/standard-objects.ts";
 import type { Store, StoreWriter } from "../store/store.ts";
-import { assembleCatalogue } from "./assemble-catalogue.ts";
-import type { Catalogue, FieldDef, ObjectDef } from "./catalogue.ts";
 import { type DefinitionLimits, defineAddedField, defineObject } from "./define-object.ts";
 import type { AddFieldInput, ObjectInput } from "./definition-input.ts";
-import { STANDARD_OBJECTS } from "./standard-objects.ts";
 
 export interface CatalogueServiceDeps {
   store: Store;

@@ -4,10 +4,14 @@
  * Pure: input and catalogue in, a FieldDef or the problems out.
  */
 import type { ErrorDetail } from "../../common/errors.ts";
-import { EQL_RESERVED_WORDS, isReservedWord } from "../graphql/filter/reserved-words.ts";
-import { type Catalogue, CUSTOM_FIELD_TYPES, type CustomFieldType, type FieldDef } from "./catalogue.ts";
-import type { FieldInput } from "./definition-input.ts";
-import { makeField } from "./field-factory.ts";
+import { EQL_RESERVED_WORDS, isReservedWord } from "../eql/reserved-words.ts";
+import {
+  type Catalogue,
+  CUSTOM_FIELD_TYPES,
+  type CustomFieldType,
+  type FieldDef,
+} from "../model/catalogue.ts";
+import { makeField } from "../model/field-factory.ts";
 import {
   FieldValueError,
   parseBigDecimal,
@@ -15,7 +19,8 @@ import {
   parseInt32,
   parseLocalDate,
   parseLocalTime,
-} from "./field-values.ts";
+} from "../model/field-values.ts";
+import type { FieldInput } from "./definition-input.ts";
 
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 export const NAME_RULE = "letters, digits and underscores, starting with a letter";

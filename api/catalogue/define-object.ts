@@ -5,10 +5,10 @@
  */
 import { ConflictError, type ErrorDetail, ValidationError } from "../../common/errors.ts";
 import { FIXED_TYPE_NAMES, memberNamesOf, names, schemaNamesOf } from "../graphql/schema/naming.ts";
-import type { Catalogue, FieldDef, ObjectDef } from "./catalogue.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../model/catalogue.ts";
+import { systemFields } from "../model/field-factory.ts";
 import { defineField, NAME_PATTERN, NAME_RULE } from "./define-field.ts";
 import type { AddFieldInput, ObjectInput } from "./definition-input.ts";
-import { systemFields } from "./field-factory.ts";
 
 const lower = (names: Iterable<string>) => new Set([...names].map((name) => name.toLowerCase()));
 

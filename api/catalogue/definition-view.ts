@@ -1,5 +1,5 @@
 /** Catalogue definitions as the REST answers show them: exactly the seed's §2.2 records. */
-import type { FieldDef, ObjectDef } from "./catalogue.ts";
+import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
 
 const schemaView = (object: ObjectDef) => ({
   name: object.name,

@@ -15,19 +15,18 @@
  */
 import type { DeliveryJob } from "../../common/delivery-job.ts";
 import { describeError, type Logger } from "../../common/log.ts";
-import type { CatalogueService } from "../catalogue/catalogue-service.ts";
-import type { LoggedChange } from "../catalogue/record-values.ts";
+import type { CatalogueSource } from "../model/catalogue.ts";
+import type { LoggedChange } from "../model/record-values.ts";
 import type { DeliveryRecord, Store } from "../store/store.ts";
 import type { Lease } from "./feed-lease.ts";
-import { matchChanges } from "./match-changes.ts";
+import { type CompiledWebhookSource, matchChanges } from "./match-changes.ts";
 import { prefetchLookups } from "./prefetch-lookups.ts";
 import { type PlannedDelivery, splitDelivery } from "./split-delivery.ts";
-import type { createWebhookCompiler } from "./webhook-compiler.ts";
 
 export interface ChangeFeedDeps {
   store: Store;
-  catalogues: CatalogueService;
-  compiler: ReturnType<typeof createWebhookCompiler>;
+  catalogues: CatalogueSource;
+  compiler: CompiledWebhookSource;
   lease: Lease;
   /** Puts jobs on the delivery queue (idempotent per job id). */
   enqueue: (jobs: DeliveryJob[]) => Promise<void>;

@@ -5,23 +5,19 @@
  * Pure: lookups for filters come in through the evaluation context.
  */
 import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
-import type { FieldDef } from "../catalogue/catalogue.ts";
-import {
-  type FieldValue,
-  type LoggedChange,
-  type RecordValues,
-  sameValue,
-} from "../catalogue/record-values.ts";
-import {
-  type EvaluationContext,
-  evaluateExtendedFilter,
-  evaluateFilter,
-} from "../graphql/filter/evaluate-filter.ts";
-import type { Subscription } from "../webhooks/parse-subscription.ts";
+import { type EvaluationContext, evaluateExtendedFilter, evaluateFilter } from "../eql/evaluate-filter.ts";
+import type { FieldDef } from "../model/catalogue.ts";
+import { type FieldValue, type LoggedChange, type RecordValues, sameValue } from "../model/record-values.ts";
+import type { Subscription } from "../subscriptions/subscription.ts";
 
 export interface CompiledWebhook {
   webhookId: string;
   subscription: Subscription;
+}
+
+/** A tenant's enabled webhooks, compiled (api/webhooks/webhook-compiler.ts keeps them per version). */
+export interface CompiledWebhookSource {
+  forTenant(tenantId: string): Promise<CompiledWebhook[]>;
 }
 
 export interface MatchContext extends EvaluationContext {

@@ -3,10 +3,11 @@
  * reads those records synchronously. This fetches them first, one store
  * query per object per hop level, for every change of a batch.
  */
-import type { ObjectDef } from "../catalogue/catalogue.ts";
-import type { LoggedChange, RecordValues } from "../catalogue/record-values.ts";
-import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
-import { filterNeeds } from "../graphql/filter/filter-needs.ts";
+
+import type { CheckedFilter } from "../eql/checked-filter.ts";
+import { filterNeeds } from "../eql/filter-needs.ts";
+import type { ObjectDef } from "../model/catalogue.ts";
+import type { LoggedChange, RecordValues } from "../model/record-values.ts";
 import type { Store } from "../store/store.ts";
 
 export type Lookup = (objectName: string, uid: string) => RecordValues | null;

@@ -1,5 +1,5 @@
 /** The resolvers a tenant's schema is built with: queries (reads) and mutations (writes) over the store. */
-import type { Catalogue } from "../catalogue/catalogue.ts";
+import type { Catalogue } from "../model/catalogue.ts";
 import type { Store } from "../store/store.ts";
 import { mutationsResolver, operationResultResolver } from "./mutations/mutation-resolvers.ts";
 import type { QueryLimits } from "./queries/page-args.ts";

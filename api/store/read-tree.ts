@@ -9,9 +9,10 @@
  * request (page sizes, a UID) is a slot, an index into the values passed with
  * the tree, so an engine may compile a tree once (trees are immutable).
  */
-import type { FieldDef, ObjectDef } from "../catalogue/catalogue.ts";
-import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
-import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
+
+import type { CheckedFilter } from "../eql/checked-filter.ts";
+import type { OrderTerm } from "../eql/parse-order-by.ts";
+import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
 
 /** An index into the values that come with a tree. */
 export type Slot = number;

@@ -4,10 +4,11 @@
  * tenant where data belongs to one. Methods are async so an engine over the
  * network fits the same shape.
  */
-import type { FieldDef, ObjectDef } from "../catalogue/catalogue.ts";
-import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../catalogue/record-values.ts";
-import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
-import type { OrderTerm } from "../graphql/queries/parse-order-by.ts";
+
+import type { CheckedFilter } from "../eql/checked-filter.ts";
+import type { OrderTerm } from "../eql/parse-order-by.ts";
+import type { CustomDefinitions, FieldDef, ObjectDef } from "../model/catalogue.ts";
+import type { ChangeEntry, FieldValue, LoggedChange, RecordValues } from "../model/record-values.ts";
 import type { ReadNode, ReadValue } from "./read-tree.ts";
 
 /**
@@ -94,17 +95,6 @@ export interface TokenRecord {
   /** ms since the epoch, or null for a long-lived token. */
   expiresAt: number | null;
   revokedAt: number | null;
-}
-
-/**
- * A tenant's stored custom definitions, as saved: custom objects (with `fields`
- * empty) and every custom field, on custom and standard objects alike. The
- * catalogue service assembles them with the standard objects.
- */
-export interface CustomDefinitions {
-  version: number;
-  objects: ObjectDef[];
-  fields: FieldDef[];
 }
 
 export const CONFIG_TYPES = ["plain-text", "secret"] as const;

@@ -24,30 +24,13 @@ import {
   UnknownFieldError,
   ValidationError,
 } from "../../common/errors.ts";
-import type { Catalogue, ObjectDef } from "../catalogue/catalogue.ts";
-import type { ChangeOperation } from "../catalogue/record-values.ts";
-import { prepareFilter } from "../graphql/filter/check-filter.ts";
-import type { CheckedFilter } from "../graphql/filter/checked-filter.ts";
-import { filterNeeds } from "../graphql/filter/filter-needs.ts";
+import { prepareFilter } from "../eql/check-filter.ts";
+import type { CheckedFilter } from "../eql/checked-filter.ts";
+import { filterNeeds } from "../eql/filter-needs.ts";
 import { memberName, names } from "../graphql/schema/naming.ts";
-
-/** One selected member of the change event, by response key. */
-export type Member =
-  | { key: string; kind: "operation" | "timestamp" }
-  | { key: string; kind: "data" | "previous"; fields: { key: string; field: string }[] };
-
-export interface Subscription {
-  object: ObjectDef;
-  /** The response key of the root field (`schemaJobs`, or its alias). */
-  rootKey: string;
-  /** null: every operation. */
-  operations: ReadonlySet<ChangeOperation> | null;
-  filter: CheckedFilter | null;
-  extendedFilter: CheckedFilter | null;
-  members: Member[];
-  /** Record fields selected under `data`: a change of one of them fires an UPDATE. */
-  watched: string[];
-}
+import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
+import type { ChangeOperation } from "../model/record-values.ts";
+import type { Member, Subscription } from "../subscriptions/subscription.ts";
 
 const fail = (details: ErrorDetail[]): never => {
   throw new ValidationError("the subscription is invalid", details);

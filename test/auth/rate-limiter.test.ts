@@ -1,5 +1,6 @@
 /** Turning the buckets' readings into one answer (pure), its headers, and the limiter failing open. */
 import { describe, expect, test } from "bun:test";
+import { rateLimitHeaders } from "../../api/auth/rate-limit-headers.ts";
 import {
   assertAdmitted,
   type BucketReading,
@@ -8,7 +9,6 @@ import {
   type RateLimitRules,
 } from "../../api/auth/rate-limiter.ts";
 import { createRedisRateLimiter } from "../../api/auth/redis-rate-limiter.ts";
-import { rateLimitHeaders } from "../../api/http/rate-limit-headers.ts";
 import { RateLimitedError } from "../../common/errors.ts";
 import { createLogger } from "../../common/log.ts";
 import { connectRedis } from "../../common/redis.ts";

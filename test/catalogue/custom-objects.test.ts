@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { buildSchema, type GraphQLObjectType } from "graphql";
-import { CUSTOM_FIELD_TYPES } from "../../api/catalogue/catalogue.ts";
-import { stableId } from "../../api/catalogue/field-factory.ts";
+import { CUSTOM_FIELD_TYPES } from "../../api/model/catalogue.ts";
+import { stableId } from "../../api/model/field-factory.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 
 let t: TestApp;

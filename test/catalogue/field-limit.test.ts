@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { STANDARD_OBJECTS } from "../../api/catalogue/standard-objects.ts";
 import { loadApiConfig, MAX_FIELDS_PER_OBJECT_CEILING } from "../../api/config.ts";
+import { STANDARD_OBJECTS } from "../../api/model/standard-objects.ts";
 import { ConfigError } from "../../common/errors.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 

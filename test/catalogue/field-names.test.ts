@@ -1,8 +1,8 @@
 /** Field names must stay usable in filters: the filter language's reserved words are refused as names. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { STANDARD_OBJECTS } from "../../api/catalogue/standard-objects.ts";
-import { parseFilter } from "../../api/graphql/filter/parse-filter.ts";
-import { EQL_RESERVED_WORDS, isReservedWord } from "../../api/graphql/filter/reserved-words.ts";
+import { parseFilter } from "../../api/eql/parse-filter.ts";
+import { EQL_RESERVED_WORDS, isReservedWord } from "../../api/eql/reserved-words.ts";
+import { STANDARD_OBJECTS } from "../../api/model/standard-objects.ts";
 import { FilterParseError } from "../../common/errors.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 import { graphqlClient } from "../support/graphql.ts";

@@ -1,9 +1,9 @@
 /** The document limits (SPEC.md §9), limit by limit: a document in, the limit it breaks (or none) out. */
 import { describe, expect, test } from "bun:test";
 import { getIntrospectionQuery, type OperationDefinitionNode, parse } from "graphql";
-import { assembleCatalogue } from "../../api/catalogue/assemble-catalogue.ts";
 import { checkDocumentLimits, type DocumentLimits } from "../../api/graphql/document-limits.ts";
 import { buildTenantSchema } from "../../api/graphql/schema/build-schema.ts";
+import { assembleCatalogue } from "../../api/model/assemble-catalogue.ts";
 
 const schema = buildTenantSchema(assembleCatalogue("acme", { version: 1, objects: [], fields: [] }));
 

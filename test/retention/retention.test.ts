@@ -8,7 +8,7 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { ChangeEntry } from "../../api/catalogue/record-values.ts";
+import type { ChangeEntry } from "../../api/model/record-values.ts";
 import { createRetentionSweeper, type RetentionRules } from "../../api/retention/retention-sweeper.ts";
 import type { DeliveryRecord, DeliveryStatus } from "../../api/store/store.ts";
 import { createLogger } from "../../common/log.ts";

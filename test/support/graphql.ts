@@ -1,5 +1,5 @@
 /** GraphQL helpers for tests: post a document as a tenant, read a tenant's records and change log from the store. */
-import type { ObjectDef } from "../../api/catalogue/catalogue.ts";
+import type { ObjectDef } from "../../api/model/catalogue.ts";
 import type { TestApp } from "./app.ts";
 
 export function graphqlClient(t: TestApp, token: string) {

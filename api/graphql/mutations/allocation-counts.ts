@@ -3,8 +3,8 @@
  * allocations whose Status is not Deleted, kept current inside the mutation
  * that changes allocations, with the job's own UPDATE change entry.
  */
-import type { ObjectDef } from "../../catalogue/catalogue.ts";
-import type { ChangeEntry, RecordValues } from "../../catalogue/record-values.ts";
+import type { ObjectDef } from "../../model/catalogue.ts";
+import type { ChangeEntry, RecordValues } from "../../model/record-values.ts";
 import { type MutationState, update } from "./apply-operation.ts";
 
 const counts = (record: RecordValues | null) =>

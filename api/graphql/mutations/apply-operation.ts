@@ -12,14 +12,14 @@ import {
   UnknownIdAliasError,
   ValidationError,
 } from "../../../common/errors.ts";
-import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import { defaultRecordValue } from "../../catalogue/field-values.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import { defaultRecordValue } from "../../model/field-values.ts";
 import {
   type ChangeEntry,
   type FieldValue,
   type RecordValues,
   sameValue,
-} from "../../catalogue/record-values.ts";
+} from "../../model/record-values.ts";
 import type { StoreWriter } from "../../store/store.ts";
 import { memberName, names } from "../schema/naming.ts";
 import type { MutationContext, PlannedOperation } from "./operation.ts";

@@ -16,7 +16,7 @@ import {
 } from "graphql";
 import { collectFields } from "graphql/execution/collectFields.js";
 import { getArgumentValues } from "graphql/execution/values.js";
-import type { Catalogue, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
 import type { Store } from "../../store/store.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
 import { names } from "../schema/naming.ts";

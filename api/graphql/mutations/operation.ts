@@ -1,5 +1,5 @@
 /** The operations of one mutation request, as planned from the GraphQL selection, and their outcome. */
-import type { ObjectDef } from "../../catalogue/catalogue.ts";
+import type { ObjectDef } from "../../model/catalogue.ts";
 
 export type OperationKind = "insert" | "update" | "upsert" | "delete";
 

@@ -3,7 +3,7 @@
  * work, and appends their change-log entries in the same transaction. The
  * first failure rolls everything back and is reported with its operation.
  */
-import type { Catalogue } from "../../catalogue/catalogue.ts";
+import type { Catalogue } from "../../model/catalogue.ts";
 import type { Store } from "../../store/store.ts";
 import { adjustAllocationCounts } from "./allocation-counts.ts";
 import { applyOperation, type MutationState } from "./apply-operation.ts";

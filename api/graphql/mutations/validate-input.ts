@@ -5,8 +5,8 @@
  * input arrives already typed by the GraphQL scalars; every problem is listed.
  */
 import type { ErrorDetail } from "../../../common/errors.ts";
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import type { FieldValue, RecordValues } from "../../catalogue/record-values.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import type { FieldValue, RecordValues } from "../../model/record-values.ts";
 
 /** Problems of the values given for `object`'s fields (by field name). */
 export function checkFieldValues(object: ObjectDef, values: RecordValues): ErrorDetail[] {

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { ValidationError } from "../../../common/errors.ts";
-import type { OrderTerm } from "./parse-order-by.ts";
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
 
 export type SortKey = (string | number | null)[];
 

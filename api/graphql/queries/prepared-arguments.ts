@@ -5,11 +5,11 @@
  * give the same objects (the store keys its statement plans on them).
  */
 import { setNewest } from "../../../common/bounded-map.ts";
-import type { Catalogue, ObjectDef } from "../../catalogue/catalogue.ts";
-import { prepareFilter } from "../filter/check-filter.ts";
-import type { CheckedFilter } from "../filter/checked-filter.ts";
+import { prepareFilter } from "../../eql/check-filter.ts";
+import type { CheckedFilter } from "../../eql/checked-filter.ts";
+import { type OrderTerm, parseOrderBy } from "../../eql/parse-order-by.ts";
+import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
 import { orderFingerprint } from "./cursor.ts";
-import { type OrderTerm, parseOrderBy } from "./parse-order-by.ts";
 
 export interface PreparedArguments {
   filter: CheckedFilter | null;

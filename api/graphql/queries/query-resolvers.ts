@@ -6,8 +6,8 @@
  */
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from "graphql";
 import { whenSettled } from "../../../common/settled.ts";
-import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import type { RecordValues } from "../../catalogue/record-values.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import type { RecordValues } from "../../model/record-values.ts";
 import { type ListedRecord, LOOKUPS, type Store, type WithLookups } from "../../store/store.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
 import { createBatchLoader } from "./batch-loader.ts";

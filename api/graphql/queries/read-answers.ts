@@ -8,7 +8,7 @@
 import { type GraphQLSchema, getVariableValues, type OperationDefinitionNode } from "graphql";
 import { setNewest } from "../../../common/bounded-map.ts";
 import { describeError, type Logger } from "../../../common/log.ts";
-import type { Catalogue } from "../../catalogue/catalogue.ts";
+import type { Catalogue } from "../../model/catalogue.ts";
 import type { ReadValue } from "../../store/read-tree.ts";
 import type { Store } from "../../store/store.ts";
 import type { CachedDocument } from "../document-cache.ts";

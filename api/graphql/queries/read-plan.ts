@@ -20,9 +20,9 @@ import {
   type SelectionSetNode,
   valueFromAST,
 } from "graphql";
-import { type Catalogue, type FieldDef, findObject, type ObjectDef } from "../../catalogue/catalogue.ts";
+import { filterNeeds } from "../../eql/filter-needs.ts";
+import { type Catalogue, type FieldDef, findObject, type ObjectDef } from "../../model/catalogue.ts";
 import type { ReadNode, ReadValue, Slot } from "../../store/read-tree.ts";
-import { filterNeeds } from "../filter/filter-needs.ts";
 import { names, reverseReferences } from "../schema/naming.ts";
 import type { QueryLimits } from "./page-args.ts";
 import { pageWindow, relatedLimit } from "./page-args.ts";

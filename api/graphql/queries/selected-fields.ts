@@ -6,7 +6,7 @@
  * Memoized per field nodes: documents are cached, so their nodes come back.
  */
 import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from "graphql";
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { JoinedLookup } from "../../store/store.ts";
 import { memberName } from "../schema/naming.ts";
 

@@ -7,7 +7,7 @@
  * Records outside a batch (`xById`, a lookup read through a loader) are
  * collected per tick by the batch loader.
  */
-import type { RecordValues } from "../../catalogue/record-values.ts";
+import type { RecordValues } from "../../model/record-values.ts";
 import { createBatchLoader } from "./batch-loader.ts";
 
 const BATCH = Symbol("batch");

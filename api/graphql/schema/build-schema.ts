@@ -21,7 +21,7 @@ import {
   GraphQLSchema,
   GraphQLString,
 } from "graphql";
-import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import { memberName, names, reverseReferences } from "./naming.ts";
 import {
   BigDecimalScalar,

@@ -1,5 +1,5 @@
 /** The GraphQL names derived from object and field names (SPEC.md §3, §5, §7), in one place. */
-import type { Catalogue, FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
 
 const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
 

@@ -11,7 +11,7 @@ import {
   parseInstant,
   parseLocalDate,
   parseLocalTime,
-} from "../../catalogue/field-values.ts";
+} from "../../model/field-values.ts";
 
 function literal(node: ValueNode): unknown {
   switch (node.kind) {

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { type GraphQLSchema, printSchema } from "graphql";
 import { setNewest } from "../../../common/bounded-map.ts";
-import type { Catalogue } from "../../catalogue/catalogue.ts";
+import type { Catalogue } from "../../model/catalogue.ts";
 
 export interface TenantSchema {
   version: number;

@@ -5,8 +5,8 @@
  * transaction (SQLite DDL is transactional), so a failed definition leaves nothing.
  */
 import type { Database } from "bun:sqlite";
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import { defaultRecordValue } from "../../catalogue/field-values.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import { defaultRecordValue } from "../../model/field-values.ts";
 import { columnType, createTableSql, encodeValue, indexName, quoteIdent } from "./record-codec.ts";
 
 export const tableName = (storageNo: number, object: Pick<ObjectDef, "mapping">) =>

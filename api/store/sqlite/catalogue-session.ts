@@ -1,7 +1,7 @@
 /** The catalogue part of a SQLite session: custom definitions and the DDL of record storage. */
 import type { Database } from "bun:sqlite";
 import { ConflictError } from "../../../common/errors.ts";
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { StoreWriter } from "../store.ts";
 import { addColumn, dropColumn, dropTable, ensureObjectTable, tableName } from "./catalogue-ddl.ts";
 

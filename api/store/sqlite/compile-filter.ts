@@ -7,7 +7,7 @@
  * SQLite's built-in one (ASCII case folding; `case_sensitive_like` must stay
  * off) with `\` as the escape, multipicklists are searched with `json_each`.
  */
-import type { ObjectDef } from "../../catalogue/catalogue.ts";
+
 import type {
   CheckedCondition,
   CheckedFilter,
@@ -15,8 +15,9 @@ import type {
   ScalarValue,
   Subject,
   ValueClass,
-} from "../../graphql/filter/checked-filter.ts";
-import { resolveNow } from "../../graphql/filter/resolve-now.ts";
+} from "../../eql/checked-filter.ts";
+import { resolveNow } from "../../eql/resolve-now.ts";
+import type { ObjectDef } from "../../model/catalogue.ts";
 import { type ColumnValue, quoteIdent } from "./record-codec.ts";
 
 /** Where the filtered records live and what `NOW()` means. */

@@ -3,9 +3,10 @@
  * and WHERE (a compiled filter) and the sort keys of an order, over a table
  * alias of the caller's choosing (so the pieces nest in sub-queries).
  */
-import type { ObjectDef } from "../../catalogue/catalogue.ts";
-import type { CheckedFilter } from "../../graphql/filter/checked-filter.ts";
-import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+
+import type { CheckedFilter } from "../../eql/checked-filter.ts";
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
+import type { ObjectDef } from "../../model/catalogue.ts";
 import { compileFilter } from "./compile-filter.ts";
 import { quoteIdent } from "./record-codec.ts";
 

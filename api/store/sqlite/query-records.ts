@@ -5,11 +5,11 @@
  * parent). Every value is bound; identifiers come from the catalogue.
  */
 import type { Database } from "bun:sqlite";
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import type { RecordValues } from "../../catalogue/record-values.ts";
-import type { CheckedFilter } from "../../graphql/filter/checked-filter.ts";
-import { filterNeeds } from "../../graphql/filter/filter-needs.ts";
-import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+import type { CheckedFilter } from "../../eql/checked-filter.ts";
+import { filterNeeds } from "../../eql/filter-needs.ts";
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import type { RecordValues } from "../../model/record-values.ts";
 import type { ReadNode } from "../read-tree.ts";
 import {
   type JoinedLookup,

@@ -7,10 +7,9 @@
  * In SQLite: datetime, int, duration, boolean (0/1) are INTEGER; multipicklist
  * is a JSON array in TEXT; everything else is TEXT.
  */
-import type { FieldDef, FieldType, ObjectDef } from "../../catalogue/catalogue.ts";
-import type { FieldValue } from "../../catalogue/record-values.ts";
+import type { FieldDef, FieldType, ObjectDef } from "../../model/catalogue.ts";
+import type { FieldValue } from "../../model/record-values.ts";
 
-export type { FieldValue, RecordValues } from "../../catalogue/record-values.ts";
 export type ColumnValue = string | number | null;
 
 const INTEGER_TYPES: ReadonlySet<FieldType> = new Set(["datetime", "int", "duration", "boolean"]);

@@ -4,8 +4,8 @@
  * (identifiers quoted) with every value bound, and cached by SQLite text.
  */
 import type { Database } from "bun:sqlite";
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import type { LoggedChange, RecordValues } from "../../catalogue/record-values.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import type { LoggedChange, RecordValues } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
 import {

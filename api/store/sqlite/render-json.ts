@@ -12,8 +12,9 @@
  * statement fails instead (`json('!')` is malformed JSON), and the caller
  * answers the long way.
  */
-import type { FieldDef, ObjectDef } from "../../catalogue/catalogue.ts";
-import type { OrderTerm } from "../../graphql/queries/parse-order-by.ts";
+
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { ReadList, ReadNode, Slot } from "../read-tree.ts";
 import { buildPlan, orderClause } from "./list-plan.ts";
 import { BOUND_COUNT, type ColumnValue, quoteIdent } from "./record-codec.ts";

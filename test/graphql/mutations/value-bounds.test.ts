@@ -1,6 +1,6 @@
 /** Numbers a field cannot keep exactly are refused, never rounded: Duration, Int, BigDecimal, and EQL durations. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { MAX_DURATION_MINUTES } from "../../../api/catalogue/field-values.ts";
+import { MAX_DURATION_MINUTES } from "../../../api/model/field-values.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../../support/app.ts";
 import { changeLog, graphqlClient } from "../../support/graphql.ts";
 

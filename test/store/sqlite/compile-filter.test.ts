@@ -1,17 +1,13 @@
 /** The SQLite filter compiler: WHERE text, bound params and joins for checked filters. */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import type { ObjectDef } from "../../../api/catalogue/catalogue.ts";
-import { makeField, standardObject } from "../../../api/catalogue/field-factory.ts";
-import { prepareFilter } from "../../../api/graphql/filter/check-filter.ts";
+import { prepareFilter } from "../../../api/eql/check-filter.ts";
+import type { ObjectDef } from "../../../api/model/catalogue.ts";
+import { makeField, standardObject } from "../../../api/model/field-factory.ts";
+import type { FieldValue } from "../../../api/model/record-values.ts";
 import { compileFilter, type SqlFilter } from "../../../api/store/sqlite/compile-filter.ts";
-import {
-  createTableSql,
-  encodeValue,
-  type FieldValue,
-  quoteIdent,
-} from "../../../api/store/sqlite/record-codec.ts";
-import { TEST_CATALOGUE, testObject } from "../../graphql/filter/support/test-catalogue.ts";
+import { createTableSql, encodeValue, quoteIdent } from "../../../api/store/sqlite/record-codec.ts";
+import { TEST_CATALOGUE, testObject } from "../../eql/support/test-catalogue.ts";
 
 const NOW = Date.UTC(2024, 4, 1, 10);
 const compile = (filter: string, object = "Things"): SqlFilter =>
