@@ -4,9 +4,9 @@
  * existing objects, generated GraphQL names and members. Pure.
  */
 import { ConflictError, type ErrorDetail, ValidationError } from "../../common/errors.ts";
-import { FIXED_TYPE_NAMES, memberNamesOf, names, schemaNamesOf } from "../graphql/schema/naming.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../model/catalogue.ts";
 import { systemFields } from "../model/field-factory.ts";
+import { FIXED_TYPE_NAMES, memberNamesOf, names, schemaNamesOf } from "../model/naming.ts";
 import { defineField, NAME_PATTERN, NAME_RULE } from "./define-field.ts";
 import type { AddFieldInput, ObjectInput } from "./definition-input.ts";
 

@@ -18,8 +18,8 @@ import { describeError, type Logger } from "../../common/log.ts";
 import type { CatalogueSource } from "../model/catalogue.ts";
 import type { LoggedChange } from "../model/record-values.ts";
 import type { DeliveryRecord, Store } from "../store/store.ts";
+import { type CompiledWebhookSource, matchChanges } from "../subscriptions/match-changes.ts";
 import type { Lease } from "./feed-lease.ts";
-import { type CompiledWebhookSource, matchChanges } from "./match-changes.ts";
 import { prefetchLookups } from "./prefetch-lookups.ts";
 import { type PlannedDelivery, splitDelivery } from "./split-delivery.ts";
 

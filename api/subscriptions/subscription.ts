@@ -1,8 +1,8 @@
 /**
  * A change subscription once parsed: the object it watches, the operations,
- * the checked filters and the members each change event shows. The webhook
- * parser (api/webhooks/parse-subscription.ts) produces it, the change feed's
- * matcher reads it, and live subscriptions are to share it.
+ * the checked filters and the members each change event shows.
+ * parse-subscription.ts produces it, match-changes.ts reads it; webhooks use
+ * both today, live subscriptions are to share them.
  */
 import type { CheckedFilter } from "../eql/checked-filter.ts";
 import type { ObjectDef } from "../model/catalogue.ts";

@@ -9,11 +9,11 @@
 import { setNewest } from "../../common/bounded-map.ts";
 import { describeError, type Logger } from "../../common/log.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
-import type { CompiledWebhook, CompiledWebhookSource } from "../feed/match-changes.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
 import type { Catalogue } from "../model/catalogue.ts";
 import type { Store, WebhookRecord } from "../store/store.ts";
-import { parseSubscription } from "./parse-subscription.ts";
+import type { CompiledWebhook, CompiledWebhookSource } from "../subscriptions/match-changes.ts";
+import { parseSubscription } from "../subscriptions/parse-subscription.ts";
 
 /** Tenants whose compiled webhooks are kept; past it, the least recently compiled go. */
 const REMEMBERED_TENANTS = 1000;

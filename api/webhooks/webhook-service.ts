@@ -11,8 +11,8 @@ import { templateVariables } from "../../common/template.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
 import type { DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
-import { parseSubscription } from "./parse-subscription.ts";
-import { selectionProblems } from "./selection-limits.ts";
+import { parseSubscription } from "../subscriptions/parse-subscription.ts";
+import { selectionProblems } from "../subscriptions/selection-limits.ts";
 import type { WebhookDraft, WebhookInput } from "./webhook-input.ts";
 
 export interface WebhookServiceDeps {

@@ -14,6 +14,7 @@ import {
 } from "../../../common/errors.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import { defaultRecordValue } from "../../model/field-values.ts";
+import { memberName, names } from "../../model/naming.ts";
 import {
   type ChangeEntry,
   type FieldValue,
@@ -21,7 +22,6 @@ import {
   sameValue,
 } from "../../model/record-values.ts";
 import type { StoreWriter } from "../../store/store.ts";
-import { memberName, names } from "../schema/naming.ts";
 import type { MutationContext, PlannedOperation } from "./operation.ts";
 import { checkFieldValues, checkRecordRules, missingRequired } from "./validate-input.ts";
 

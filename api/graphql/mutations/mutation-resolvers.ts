@@ -17,9 +17,9 @@ import {
 import { collectFields } from "graphql/execution/collectFields.js";
 import { getArgumentValues } from "graphql/execution/values.js";
 import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
+import { names } from "../../model/naming.ts";
 import type { Store } from "../../store/store.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
-import { names } from "../schema/naming.ts";
 import { OperationFailure, type OperationKind, type PlannedOperation } from "./operation.ts";
 import { runMutation } from "./run-mutation.ts";
 

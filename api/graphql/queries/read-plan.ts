@@ -22,8 +22,8 @@ import {
 } from "graphql";
 import { filterNeeds } from "../../eql/filter-needs.ts";
 import { type Catalogue, type FieldDef, findObject, type ObjectDef } from "../../model/catalogue.ts";
+import { names, reverseReferences } from "../../model/naming.ts";
 import type { ReadNode, ReadValue, Slot } from "../../store/read-tree.ts";
-import { names, reverseReferences } from "../schema/naming.ts";
 import type { QueryLimits } from "./page-args.ts";
 import { pageWindow, relatedLimit } from "./page-args.ts";
 import { prepareArguments } from "./prepared-arguments.ts";

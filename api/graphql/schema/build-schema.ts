@@ -22,7 +22,7 @@ import {
   GraphQLString,
 } from "graphql";
 import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import { memberName, names, reverseReferences } from "./naming.ts";
+import { memberName, names, reverseReferences } from "../../model/naming.ts";
 import {
   BigDecimalScalar,
   DurationScalar,

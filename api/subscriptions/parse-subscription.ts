@@ -1,8 +1,9 @@
 /**
- * A webhook's GraphQL subscription → what the matcher needs: the object, the
- * operations, the checked filters and the selection to shape elements with.
- * Pure (the tenant's schema and catalogue in); every problem is reported with
- * a path, as the REST answer's `details`.
+ * A GraphQL subscription document (a webhook's today, a live subscription's
+ * next) → the Subscription the matcher reads: the object, the operations, the
+ * checked filters and the selection to shape elements with. Pure: the tenant's
+ * GraphQL schema (built by the GraphQL feature, passed in) and catalogue in;
+ * every problem is reported with a path, as the REST answer's `details`.
  */
 import {
   type DocumentNode,
@@ -27,10 +28,10 @@ import {
 import { prepareFilter } from "../eql/check-filter.ts";
 import type { CheckedFilter } from "../eql/checked-filter.ts";
 import { filterNeeds } from "../eql/filter-needs.ts";
-import { memberName, names } from "../graphql/schema/naming.ts";
 import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
+import { memberName, names } from "../model/naming.ts";
 import type { ChangeOperation } from "../model/record-values.ts";
-import type { Member, Subscription } from "../subscriptions/subscription.ts";
+import type { Member, Subscription } from "./subscription.ts";
 
 const fail = (details: ErrorDetail[]): never => {
   throw new ValidationError("the subscription is invalid", details);

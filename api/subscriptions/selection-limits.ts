@@ -7,8 +7,8 @@
  * firing. Pure.
  */
 import type { ErrorDetail } from "../../common/errors.ts";
-import { memberName } from "../graphql/schema/naming.ts";
-import type { Member, Subscription } from "../subscriptions/subscription.ts";
+import { memberName } from "../model/naming.ts";
+import type { Member, Subscription } from "./subscription.ts";
 
 /** Response keys shown in a message before it says "…". */
 const KEYS_SHOWN = 3;

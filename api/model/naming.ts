@@ -1,5 +1,9 @@
-/** The GraphQL names derived from object and field names (SPEC.md §3, §5, §7), in one place. */
-import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
+/**
+ * The GraphQL names derived from object and field names (SPEC.md §3, §5, §7), in one place. Part of the
+ * model's vocabulary, not of the GraphQL feature: they are the names an object and its fields take in every
+ * API (schema, webhook and live subscriptions, record writes), and defining an object checks them for clashes.
+ */
+import type { Catalogue, FieldDef, ObjectDef } from "./catalogue.ts";
 
 const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
 

@@ -8,7 +8,7 @@ import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
 import { type EvaluationContext, evaluateExtendedFilter, evaluateFilter } from "../eql/evaluate-filter.ts";
 import type { FieldDef } from "../model/catalogue.ts";
 import { type FieldValue, type LoggedChange, type RecordValues, sameValue } from "../model/record-values.ts";
-import type { Subscription } from "../subscriptions/subscription.ts";
+import type { Subscription } from "./subscription.ts";
 
 export interface CompiledWebhook {
   webhookId: string;
