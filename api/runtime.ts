@@ -1,7 +1,7 @@
 /**
  * Everything the API process runs, assembled from its services and Redis:
- * the tenants' schemas, the delivery queue, the change feed (woken by local
- * commits), the retention sweeper, the request-rate limiter and the HTTP app. main.ts listens and starts
+ * the tenants' schemas, the delivery queue, the change feed (a tailer woken by
+ * local commits, feeding the webhook consumer), the retention sweeper, the request-rate limiter and the HTTP app. main.ts listens and starts
  * the feed and the sweeper; tests and benchmarks assemble the same thing.
  */
 import type Redis from "ioredis";
@@ -12,9 +12,10 @@ import { rateLimitRules } from "./auth/rate-limiter.ts";
 import { createRedisRateLimiter } from "./auth/redis-rate-limiter.ts";
 import type { ApiConfig } from "./config.ts";
 import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
-import { createChangeFeed } from "./feed/change-feed.ts";
 import { createCommitSignal } from "./feed/commit-signal.ts";
 import { createLease } from "./feed/feed-lease.ts";
+import { createFeedTailer } from "./feed/feed-tailer.ts";
+import { createWebhookConsumer } from "./feed/webhook-consumer.ts";
 import { createTenantSchemas } from "./graphql/tenant-schemas.ts";
 import { createRetentionSweeper } from "./retention/retention-sweeper.ts";
 import type { CoreServices } from "./services.ts";
@@ -34,16 +35,21 @@ export function createApiRuntime(
   const commits = createCommitSignal();
   const schemas = createTenantSchemas(store, config, commits.notify);
   const deliveryQueue = createBullDeliveryQueue(redis, keys);
-  const feed = createChangeFeed({
+  const webhooks = createWebhookConsumer({
     store,
     catalogues,
     compiler: createWebhookCompiler(store, catalogues, schemas, log),
-    lease: createLease(redis, keys.feedLease, config.FEED_LEASE_MS),
     enqueue: (jobs) => deliveryQueue.enqueue(jobs),
+    log,
+    maxBodyBytes: config.DELIVERY_MAX_BODY_BYTES,
+  });
+  const feed = createFeedTailer({
+    store,
+    lease: createLease(redis, keys.feedLease, config.FEED_LEASE_MS),
+    consumers: [webhooks],
     log,
     batchSize: config.FEED_BATCH_SIZE,
     idleMs: config.FEED_POLL_MS,
-    maxBodyBytes: config.DELIVERY_MAX_BODY_BYTES,
   });
   commits.listen(feed.notify);
   const retention = createRetentionSweeper({

@@ -1,54 +1,47 @@
 /**
- * The matcher: the change entries of one committed mutation × the tenant's
- * subscriptions → delivery jobs, one per webhook with at least one matching
- * change, its body the elements in mutation order (SPEC.md §8, seed §6.2).
- * Pure: lookups for filters come in through the evaluation context.
+ * The matcher: the change entries of one committed mutation × subscriptions →
+ * for each subscriber with at least one matching change, the elements of its
+ * event in mutation order (SPEC.md §8, seed §6.2). Subscribers are webhooks
+ * today (the change feed's webhook consumer makes delivery jobs of the
+ * matches) and live subscriptions next. Pure: lookups for filters come in
+ * through the evaluation context.
  */
-import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
 import { type EvaluationContext, evaluateExtendedFilter, evaluateFilter } from "../eql/evaluate-filter.ts";
 import type { FieldDef } from "../model/catalogue.ts";
 import { type FieldValue, type LoggedChange, type RecordValues, sameValue } from "../model/record-values.ts";
 import type { Subscription } from "./subscription.ts";
-
-export interface CompiledWebhook {
-  webhookId: string;
-  subscription: Subscription;
-}
-
-/** A tenant's enabled webhooks, compiled (api/webhooks/webhook-compiler.ts keeps them per version). */
-export interface CompiledWebhookSource {
-  forTenant(tenantId: string): Promise<CompiledWebhook[]>;
-}
 
 export interface MatchContext extends EvaluationContext {
   /** Custom objects fire only while tracked. */
   isTracked(objectName: string): boolean;
 }
 
-/** @param changes the entries of one mutation, in their order within it. */
-export function matchChanges(
+/** What one mutation brings one subscriber: its elements, one per firing change. */
+export interface SubscriberMatch<S> {
+  subscriber: S;
+  /** `{"data":{"<rootKey>":{...}}}` per change that fires the subscription, in mutation order. */
+  elements: unknown[];
+}
+
+/**
+ * @param changes the entries of one mutation, in their order within it.
+ * @param subscribers anything holding a subscription (a compiled webhook, a live subscription).
+ * @returns one match per subscriber some change fires, in the subscribers' order.
+ */
+export function matchChanges<S extends { subscription: Subscription }>(
   changes: readonly LoggedChange[],
-  webhooks: readonly CompiledWebhook[],
+  subscribers: readonly S[],
   context: MatchContext,
-): DeliveryJob[] {
-  const first = changes[0];
-  if (!first) return [];
-  const jobs: DeliveryJob[] = [];
-  for (const { webhookId, subscription } of webhooks) {
-    const body = changes
+): SubscriberMatch<S>[] {
+  const matches: SubscriberMatch<S>[] = [];
+  for (const subscriber of subscribers) {
+    const { subscription } = subscriber;
+    const elements = changes
       .filter((change) => fires(subscription, change, context))
       .map((change) => shapeElement(subscription, change));
-    if (body.length === 0) continue;
-    jobs.push({
-      tenantId: first.tenantId,
-      webhookId,
-      mutationId: first.mutationId,
-      deliveryId: deliveryIdOf(webhookId, first.mutationId, first.committedAt),
-      body,
-      committedAt: first.committedAt,
-    });
+    if (elements.length > 0) matches.push({ subscriber, elements });
   }
-  return jobs;
+  return matches;
 }
 
 function fires(subscription: Subscription, change: LoggedChange, context: MatchContext): boolean {

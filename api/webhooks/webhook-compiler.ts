@@ -9,10 +9,10 @@
 import { setNewest } from "../../common/bounded-map.ts";
 import { describeError, type Logger } from "../../common/log.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
+import type { CompiledWebhook, CompiledWebhookSource } from "../feed/webhook-consumer.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
 import type { Catalogue } from "../model/catalogue.ts";
 import type { Store, WebhookRecord } from "../store/store.ts";
-import type { CompiledWebhook, CompiledWebhookSource } from "../subscriptions/match-changes.ts";
 import { parseSubscription } from "../subscriptions/parse-subscription.ts";
 
 /** Tenants whose compiled webhooks are kept; past it, the least recently compiled go. */

@@ -1,0 +1,200 @@
+/**
+ * The change feed's tailer: reads the change log in commit order from a
+ * persisted position, whole mutations at a time, hands each batch to its
+ * consumers in order, and only once every consumer has taken it moves the
+ * position on — so a crash anywhere hands the batch again, never loses one.
+ * One reader per store, by a Redis lease; woken at once after a local commit,
+ * polls to catch the rest.
+ *
+ * While busy, the position a batch reached is saved in the next batch's own
+ * transaction when a consumer commits one (`FeedBatch.savePositionIn`: one
+ * commit per batch, not two); it is saved on its own when the log runs dry, at
+ * the latest after `saveEveryMs`, and at stop. A crash in between hands those
+ * entries again, which consumers bear (see `FeedConsumer`).
+ */
+import { describeError, type Logger } from "../../common/log.ts";
+import type { LoggedChange } from "../model/record-values.ts";
+import type { Store, StoreWriter } from "../store/store.ts";
+import type { FeedBatch, FeedConsumer } from "./feed-consumer.ts";
+import type { Lease } from "./feed-lease.ts";
+
+export interface FeedTailerDeps {
+  store: Store;
+  lease: Lease;
+  /** Handed every batch, in this order. */
+  consumers: readonly FeedConsumer[];
+  log: Logger;
+  /** Name of the persisted position. Default `main`. */
+  name?: string;
+  batchSize?: number;
+  /** How long to sleep when idle (a local commit wakes the reader sooner). */
+  idleMs?: number;
+  /** Longest a reached position waits for the next batch's commit before it is saved on its own. */
+  saveEveryMs?: number;
+}
+
+/** A place in the change log: after the entry at this position. */
+type Position = number;
+
+/** The change log entries split into mutations, in commit order. */
+function byMutation(entries: readonly LoggedChange[]): LoggedChange[][] {
+  const mutations: LoggedChange[][] = [];
+  for (const entry of entries) {
+    const current = mutations[mutations.length - 1];
+    if (current?.[0]?.mutationId === entry.mutationId) current.push(entry);
+    else mutations.push([entry]);
+  }
+  return mutations;
+}
+
+export function createFeedTailer(deps: FeedTailerDeps) {
+  const {
+    store,
+    lease,
+    consumers,
+    log,
+    name = "main",
+    batchSize = 500,
+    idleMs = 250,
+    saveEveryMs = 1000,
+  } = deps;
+  let stopped = false;
+  let woken = false;
+  let wake: (() => void) | null = null;
+  let running: Promise<void> | null = null;
+  // The position reached (every consumer took the batch) and not saved yet, and when one was last saved.
+  let unsaved: Position | null = null;
+  let savedAt = Date.now();
+  // The consumer at work, named in the log line when it fails.
+  let consuming: string | null = null;
+
+  // The only lines that know how the store reads and keeps a position (the port is to hand out cursors).
+  const readAfter = (position: Position, limit: number) => store.readChanges(position, limit);
+  const positionOf = (entry: LoggedChange): Position => entry.position;
+  const storedPosition = (): Promise<Position> => store.feedPosition(name);
+  const writePosition = (tx: StoreWriter, position: Position, at: number) =>
+    tx.setFeedPosition(name, position, at);
+
+  /** Entries after the position, whole mutations only. */
+  async function readBatch(position: Position): Promise<LoggedChange[]> {
+    for (let limit = batchSize; ; limit *= 2) {
+      const entries = await readAfter(position, limit);
+      if (entries.length < limit) return entries;
+      const lastMutation = entries[entries.length - 1]?.mutationId;
+      const complete = entries.filter((entry) => entry.mutationId !== lastMutation);
+      // The batch may have cut the last mutation: keep it for the next read, unless it is all there is.
+      if (complete.length > 0) return complete;
+    }
+  }
+
+  /** Saves the position reached, if it is not saved yet. */
+  async function savePosition(): Promise<void> {
+    if (unsaved === null) return;
+    const position = unsaved;
+    await store.unitOfWork((tx) => writePosition(tx, position, Date.now()));
+    if (unsaved === position) unsaved = null;
+    savedAt = Date.now();
+  }
+
+  /** Hands what the log holds now to every consumer; the position it reaches stays unsaved. */
+  async function advance(): Promise<number> {
+    // The position another process may have moved, and the changes committed up to now.
+    store.refreshReads();
+    consuming = null;
+    const entries = await readBatch(unsaved ?? (await storedPosition()));
+    const last = entries[entries.length - 1];
+    if (!last) return 0;
+    const reached = unsaved;
+    // When a consumer's unit of work wrote `reached` (read only once every consumer returned).
+    const carried = { at: null as number | null };
+    const batch: FeedBatch = {
+      entries,
+      mutations: byMutation(entries),
+      async savePositionIn(tx) {
+        if (reached === null) return;
+        const at = Date.now();
+        await writePosition(tx, reached, at);
+        carried.at = at;
+      },
+    };
+    for (const consumer of consumers) {
+      consuming = consumer.name;
+      await consumer.consume(batch);
+    }
+    consuming = null;
+    // Written inside a unit of work that committed, or a consumer would have thrown.
+    if (carried.at !== null) savedAt = carried.at;
+    unsaved = positionOf(last);
+    return entries.length;
+  }
+
+  /** Hands what the log holds now to the consumers and saves the position. @returns the number of entries consumed. */
+  async function processBatch(): Promise<number> {
+    const consumed = await advance();
+    await savePosition();
+    return consumed;
+  }
+
+  const rest = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || stopped) return resolve();
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function loop(): Promise<void> {
+    let failures = 0;
+    while (!stopped) {
+      woken = false;
+      try {
+        if (!(await lease.hold())) {
+          // Another reader may go on from the saved position: what was reached here is theirs to redo.
+          unsaved = null;
+          await rest(idleMs * 4);
+          continue;
+        }
+        const consumed = await advance();
+        failures = 0;
+        if (consumed === 0 || Date.now() - savedAt >= saveEveryMs) await savePosition();
+        if (consumed === 0) await rest(idleMs);
+      } catch (error) {
+        failures++;
+        log.warn("change feed could not advance; retrying", {
+          failures,
+          ...(consuming === null ? {} : { consumer: consuming }),
+          ...describeError(error),
+        });
+        await rest(Math.min(100 * 2 ** failures, 5000));
+      }
+    }
+  }
+
+  return {
+    start(): void {
+      running ??= loop();
+    },
+    /** A commit happened here: read now rather than at the next poll. */
+    notify(): void {
+      woken = true;
+      wake?.();
+    },
+    /** Runs one batch now (whether or not the loop runs); for tools and tests. */
+    processBatch,
+    async stop(): Promise<void> {
+      stopped = true;
+      wake?.();
+      if (!running) return;
+      await running;
+      await savePosition().catch((error) =>
+        log.warn("change feed position not saved at stop; the next reader redoes the last batches", {
+          ...describeError(error),
+        }),
+      );
+      // Redis may be away at shutdown: the lease then simply expires.
+      await Promise.race([lease.release().catch(() => undefined), Bun.sleep(1000)]);
+    },
+  };
+}
