@@ -1,0 +1,140 @@
+/**
+ * The tailer and its consumers: every batch to every consumer in order, whole mutations, the position moved
+ * only once all took the batch. Real store and Redis; the consumers are the test's own, recording what they get.
+ */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { FeedBatch, FeedConsumer } from "../../api/feed/feed-consumer.ts";
+import { createLease } from "../../api/feed/feed-lease.ts";
+import { createFeedTailer, type FeedTailerDeps } from "../../api/feed/feed-tailer.ts";
+import { createLogger } from "../../common/log.ts";
+import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { eventually } from "../support/eventually.ts";
+import { graphqlClient } from "../support/graphql.ts";
+
+/** The tailer's own position, apart from the app's feed (`main`), which these tests never start. */
+const NAME = "tailer-test";
+
+let t: TestApp;
+let acme: ProvisionedTenant;
+let tailers: ReturnType<typeof createFeedTailer>[] = [];
+
+beforeEach(async () => {
+  t = await createTestApp();
+  acme = await t.provision("acme");
+});
+afterEach(async () => {
+  await Promise.all(tailers.map((tailer) => tailer.stop()));
+  tailers = [];
+  await t.close();
+});
+
+function tailer(consumers: FeedConsumer[], options: Partial<FeedTailerDeps> = {}) {
+  const created = createFeedTailer({
+    store: t.store,
+    lease: createLease(t.redis.redis, `${t.redis.prefix}:tailer-lease`, 5000),
+    consumers,
+    log: createLogger("silent"),
+    name: NAME,
+    ...options,
+  });
+  tailers.push(created);
+  return created;
+}
+
+/** A consumer that records each batch it is handed: `<name>:<the regions' names, by mutation>`. */
+function recording(
+  name: string,
+  seen: string[],
+  consume?: (batch: FeedBatch) => Promise<void>,
+): FeedConsumer {
+  return {
+    name,
+    async consume(batch) {
+      const names = batch.mutations.map((m) =>
+        m.map((entry) => entry.after?.Name ?? entry.before?.Name).join("+"),
+      );
+      seen.push(`${name}:${names.join(",")}`);
+      await consume?.(batch);
+    },
+  };
+}
+
+/** Inserts regions in one mutation. */
+async function insertRegions(...names: string[]) {
+  const inserts = names.map((name, i) => `r${i}: insertRegions(input: {Name: "${name}", Timezone: "UTC"})`);
+  const result = await graphqlClient(t, acme.adminToken)(`mutation { schema { ${inserts.join(" ")} } }`);
+  expect(result.errors).toBeUndefined();
+}
+
+/** Passes what provisioning logged, so a test's batches hold its own mutations only. */
+const skipProvisioning = () => tailer([]).processBatch();
+
+const lastPosition = async () => (await t.store.readChanges(0, 10_000)).at(-1)?.position;
+const storedPosition = () => {
+  t.store.refreshReads();
+  return t.store.feedPosition(NAME);
+};
+
+describe("feed tailer", () => {
+  test("a consumer's failure keeps the position and hands the batch again to every consumer, in order", async () => {
+    await skipProvisioning();
+    const before = await storedPosition();
+    await insertRegions("a");
+    await insertRegions("b", "c");
+    const seen: string[] = [];
+    let failing = true;
+    const feed = tailer([
+      recording("first", seen),
+      recording("second", seen, async () => {
+        if (failing) throw new Error("second consumer down");
+      }),
+      recording("third", seen),
+    ]);
+
+    await expect(feed.processBatch()).rejects.toThrow("second consumer down");
+    expect(seen).toEqual(["first:a,b+c", "second:a,b+c"]);
+    expect(await storedPosition()).toBe(before);
+
+    failing = false;
+    expect(await feed.processBatch()).toBe(3);
+    expect(seen.slice(2)).toEqual(["first:a,b+c", "second:a,b+c", "third:a,b+c"]);
+    expect(await storedPosition()).toBe((await lastPosition()) as number);
+
+    expect(await feed.processBatch()).toBe(0);
+    expect(seen).toHaveLength(5);
+  });
+
+  test("batches hold whole mutations in commit order, however small the batch size", async () => {
+    await skipProvisioning();
+    await insertRegions("a", "b", "c");
+    await insertRegions("d");
+    const seen: string[] = [];
+    const feed = tailer([recording("only", seen)], { batchSize: 2 });
+    expect(await feed.processBatch()).toBe(3);
+    expect(await feed.processBatch()).toBe(1);
+    expect(seen).toEqual(["only:a+b+c", "only:d"]);
+  });
+
+  test("while busy, a consumer's unit of work carries the position the previous batch reached", async () => {
+    await skipProvisioning();
+    const start = await storedPosition();
+    await insertRegions("a");
+    await insertRegions("b");
+    const firstPosition = (await t.store.readChanges(start, 1))[0]?.position;
+    const carried: number[] = [];
+    const seen: string[] = [];
+    const committing = recording("committing", seen, (batch) =>
+      t.store.unitOfWork(async (tx) => {
+        await batch.savePositionIn(tx);
+        carried.push(await tx.feedPosition(NAME));
+      }),
+    );
+    // One mutation a batch, and no save on its own before the log runs dry.
+    const feed = tailer([committing], { batchSize: 1, saveEveryMs: 60_000, idleMs: 20 });
+    feed.start();
+    await eventually(async () => expect(await storedPosition()).toBe((await lastPosition()) as number));
+    expect(seen).toEqual(["committing:a", "committing:b"]);
+    // The first batch had nothing to carry; the second carried the first one's position in its own commit.
+    expect(carried).toEqual([start, firstPosition as number]);
+  });
+});
