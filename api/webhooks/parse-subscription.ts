@@ -27,8 +27,9 @@ import {
 import { prepareFilter } from "../eql/check-filter.ts";
 import type { CheckedFilter } from "../eql/checked-filter.ts";
 import { filterNeeds } from "../eql/filter-needs.ts";
-import { memberName, names } from "../graphql/schema/naming.ts";
+import { names } from "../graphql/schema/naming.ts";
 import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
+import { memberName } from "../model/member-name.ts";
 import type { ChangeOperation } from "../model/record-values.ts";
 import type { Member, Subscription } from "../subscriptions/subscription.ts";
 

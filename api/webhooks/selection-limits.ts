@@ -7,7 +7,7 @@
  * firing. Pure.
  */
 import type { ErrorDetail } from "../../common/errors.ts";
-import { memberName } from "../graphql/schema/naming.ts";
+import { memberName } from "../model/member-name.ts";
 import type { Member, Subscription } from "../subscriptions/subscription.ts";
 
 /** Response keys shown in a message before it says "…". */

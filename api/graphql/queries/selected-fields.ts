@@ -7,8 +7,8 @@
  */
 import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from "graphql";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import { memberName } from "../../model/member-name.ts";
 import type { JoinedLookup } from "../../store/store.ts";
-import { memberName } from "../schema/naming.ts";
 
 type Fragments = Record<string, FragmentDefinitionNode>;
 

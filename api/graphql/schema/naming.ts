@@ -1,5 +1,6 @@
 /** The GraphQL names derived from object and field names (SPEC.md §3, §5, §7), in one place. */
 import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import { referenceIdMember } from "../../model/member-name.ts";
 
 const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
 
@@ -18,12 +19,8 @@ export const names = {
   changeEventType: (object: string) => `${object}ChangeEvent`,
   changeRecordType: (object: string) => `${object}ChangeRecord`,
   /** The scalar member of a reference field: `Region` → `RegionId`. */
-  referenceId: (field: string) => `${field}Id`,
+  referenceId: referenceIdMember,
 };
-
-/** A field's member in the record types and inputs: its name, or for a reference `<Name>Id`. */
-export const memberName = (field: Pick<FieldDef, "type" | "name">) =>
-  field.type === "reference" ? names.referenceId(field.name) : field.name;
 
 /** Type names the schema always has, whatever the catalogue. */
 export const FIXED_TYPE_NAMES = [

@@ -1,18 +1,18 @@
 /**
  * Jobs.JobAllocationCount (read-only, derived): the number of the job's
- * allocations whose Status is not Deleted, kept current inside the mutation
+ * allocations whose Status is not Deleted, kept current inside the write
  * that changes allocations, with the job's own UPDATE change entry.
  */
-import type { ObjectDef } from "../../model/catalogue.ts";
-import type { ChangeEntry, RecordValues } from "../../model/record-values.ts";
-import { type MutationState, update } from "./apply-operation.ts";
+import type { ObjectDef } from "../model/catalogue.ts";
+import type { ChangeEntry, RecordValues } from "../model/record-values.ts";
+import { update, type WriteState } from "./apply-operation.ts";
 
 const counts = (record: RecordValues | null) =>
   record !== null && record.Status !== "Deleted" && typeof record.Job === "string";
 
 /** Applies the count changes implied by `entries` (the allocation changes of one operation). */
 export async function adjustAllocationCounts(
-  state: MutationState,
+  state: WriteState,
   entries: readonly ChangeEntry[],
 ): Promise<void> {
   const deltas = new Map<string, number>();

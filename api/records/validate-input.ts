@@ -1,12 +1,12 @@
 /**
- * Checks one mutation input against its object (SPEC.md §5, STANDARD_OBJECTS.md):
+ * Checks one operation's input against its object (SPEC.md §5, STANDARD_OBJECTS.md):
  * lengths (rejected, never truncated), picklist values, decimal precision,
  * required fields, and the objects' own rules (End ≥ Start, ...). Pure: the
  * input arrives already typed by the GraphQL scalars; every problem is listed.
  */
-import type { ErrorDetail } from "../../../common/errors.ts";
-import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { FieldValue, RecordValues } from "../../model/record-values.ts";
+import type { ErrorDetail } from "../../common/errors.ts";
+import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
+import type { FieldValue, RecordValues } from "../model/record-values.ts";
 
 /** Problems of the values given for `object`'s fields (by field name). */
 export function checkFieldValues(object: ObjectDef, values: RecordValues): ErrorDetail[] {

@@ -1,7 +1,7 @@
 /**
- * One mutation operation inside the mutation's unit of work: input → checked
+ * One record operation inside its write's unit of work: input → checked
  * record values → writes and change entries. Throws typed errors; the caller
- * rolls the whole mutation back.
+ * rolls the whole write back.
  */
 import {
   type AppError,
@@ -11,18 +11,13 @@ import {
   UniqueViolationError,
   UnknownIdAliasError,
   ValidationError,
-} from "../../../common/errors.ts";
-import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import { defaultRecordValue } from "../../model/field-values.ts";
-import {
-  type ChangeEntry,
-  type FieldValue,
-  type RecordValues,
-  sameValue,
-} from "../../model/record-values.ts";
-import type { StoreWriter } from "../../store/store.ts";
-import { memberName, names } from "../schema/naming.ts";
-import type { MutationContext, PlannedOperation } from "./operation.ts";
+} from "../../common/errors.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../model/catalogue.ts";
+import { defaultRecordValue } from "../model/field-values.ts";
+import { memberName } from "../model/member-name.ts";
+import { type ChangeEntry, type FieldValue, type RecordValues, sameValue } from "../model/record-values.ts";
+import type { StoreWriter } from "../store/store.ts";
+import type { RecordOperation, WriteContext } from "./record-operation.ts";
 import { checkFieldValues, checkRecordRules, missingRequired } from "./validate-input.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -34,18 +29,18 @@ export interface AliasedRecord {
   objectName: string;
 }
 
-/** State shared by the operations of one mutation. */
-export interface MutationState {
+/** State shared by the operations of one write. */
+export interface WriteState {
   tx: StoreWriter;
   catalogue: Catalogue;
-  context: MutationContext;
+  context: WriteContext;
   /** idAlias → the record it names, so a use of it for another object is refused. */
   aliases: Map<string, AliasedRecord>;
   changes: ChangeEntry[];
 }
 
 /** Runs one operation; returns the UID it touched (null for a delete of nothing). */
-export async function applyOperation(state: MutationState, op: PlannedOperation): Promise<string | null> {
+export async function applyOperation(state: WriteState, op: RecordOperation): Promise<string | null> {
   switch (op.kind) {
     case "insert":
       return register(
@@ -67,7 +62,7 @@ export async function applyOperation(state: MutationState, op: PlannedOperation)
   }
 }
 
-function register(state: MutationState, op: PlannedOperation, uid: string): string {
+function register(state: WriteState, op: RecordOperation, uid: string): string {
   if (op.idAlias) {
     if (state.aliases.has(op.idAlias))
       throw new ValidationError(`idAlias '${op.idAlias}' is defined twice in this mutation`);
@@ -76,7 +71,7 @@ function register(state: MutationState, op: PlannedOperation, uid: string): stri
   return uid;
 }
 
-async function upsert(state: MutationState, op: PlannedOperation): Promise<string> {
+async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
   const keys = op.object.fields.filter((field) => field.unique && !field.readOnly && !field.system);
   const key = keys.find((field) => field.name === op.keyField);
   if (!key) {
@@ -95,7 +90,7 @@ async function upsert(state: MutationState, op: PlannedOperation): Promise<strin
   return existing ? update(state, op.object, existing, given) : insert(state, op.object, given);
 }
 
-async function insert(state: MutationState, object: ObjectDef, given: RecordValues): Promise<string> {
+async function insert(state: WriteState, object: ObjectDef, given: RecordValues): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = {};
   for (const field of object.fields)
@@ -123,7 +118,7 @@ async function insert(state: MutationState, object: ObjectDef, given: RecordValu
 }
 
 export async function update(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   existing: RecordValues,
   given: RecordValues,
@@ -154,7 +149,7 @@ export async function update(
   return existing.UID as string;
 }
 
-async function remove(state: MutationState, object: ObjectDef, uid: string): Promise<string | null> {
+async function remove(state: WriteState, object: ObjectDef, uid: string): Promise<string | null> {
   const existing = await loadOne(state, object, uid);
   if (!existing) return null;
   for (const source of state.catalogue.objects) {
@@ -172,9 +167,9 @@ async function remove(state: MutationState, object: ObjectDef, uid: string): Pro
   return uid;
 }
 
-/** GraphQL input (member names, aliases allowed in references) → values by field name, references resolved. */
+/** An operation's input (member names, aliases allowed in references) → values by field name, references resolved. */
 async function toValues(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   input: Record<string, unknown>,
 ): Promise<RecordValues> {
@@ -191,9 +186,9 @@ async function toValues(
   return values;
 }
 
-async function resolveReference(state: MutationState, field: FieldDef, value: string): Promise<string> {
+async function resolveReference(state: WriteState, field: FieldDef, value: string): Promise<string> {
   const target = state.catalogue.objects.find((object) => object.name === field.referenceTo) as ObjectDef;
-  const member = names.referenceId(field.name);
+  const member = memberName(field);
   const uid = uidFor(
     state,
     target,
@@ -220,7 +215,7 @@ const uidMismatch = (message: string) => new ValidationError(`UID: ${message}`, 
  * @throws UnknownIdAliasError for neither; `mismatch(message)` for an idAlias of a record of another object.
  */
 function uidFor(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   value: string,
   mismatch: (message: string) => AppError,
@@ -238,11 +233,11 @@ function uidFor(
   return value;
 }
 
-const loadOne = async (state: MutationState, object: ObjectDef, uid: string) =>
+const loadOne = async (state: WriteState, object: ObjectDef, uid: string) =>
   (await state.tx.findRecords(state.context.tenantId, object, [uid]))[0] ?? null;
 
 async function assertUnique(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   record: RecordValues,
   given: RecordValues,
@@ -285,7 +280,7 @@ function derive(object: ObjectDef, record: RecordValues): void {
 }
 
 function change(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   operation: ChangeEntry["operation"],
   uid: string,
