@@ -4,40 +4,20 @@
  * rolls the whole write back.
  */
 import {
-  type AppError,
   InvalidKeyFieldError,
   NotFoundError,
-  ReferenceNotFoundError,
   UniqueViolationError,
-  UnknownIdAliasError,
   ValidationError,
 } from "../../common/errors.ts";
-import type { Catalogue, FieldDef, ObjectDef } from "../model/catalogue.ts";
+import type { ObjectDef } from "../model/catalogue.ts";
 import { defaultRecordValue } from "../model/field-values.ts";
 import { memberName } from "../model/member-name.ts";
-import { type ChangeEntry, type FieldValue, type RecordValues, sameValue } from "../model/record-values.ts";
-import type { StoreWriter } from "../store/store.ts";
-import type { RecordOperation, WriteContext } from "./record-operation.ts";
-import { checkFieldValues, checkRecordRules, missingRequired } from "./validate-input.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const GENERATED_NAMES: Record<string, string> = { Jobs: "JOB", JobAllocations: "JA" };
-
-/** The record an `idAlias` names: its UID and the object it belongs to. */
-export interface AliasedRecord {
-  uid: string;
-  objectName: string;
-}
-
-/** State shared by the operations of one write. */
-export interface WriteState {
-  tx: StoreWriter;
-  catalogue: Catalogue;
-  context: WriteContext;
-  /** idAlias → the record it names, so a use of it for another object is refused. */
-  aliases: Map<string, AliasedRecord>;
-  changes: ChangeEntry[];
-}
+import { type ChangeEntry, type RecordValues, sameValue } from "../model/record-values.ts";
+import type { RecordOperation } from "./record-operation.ts";
+import { loadOne, toValues, uidFor, uidMismatch } from "./resolve-input.ts";
+import { behavioursOf, checkFieldOrder, deriveFields, generatedNameOf } from "./standard-behaviours.ts";
+import { checkFieldValues, missingRequired } from "./validate-input.ts";
+import type { WriteState } from "./write-state.ts";
 
 /** Runs one operation; returns the UID it touched (null for a delete of nothing). */
 export async function applyOperation(state: WriteState, op: RecordOperation): Promise<string | null> {
@@ -102,14 +82,18 @@ async function insert(state: WriteState, object: ObjectDef, given: RecordValues)
     CreatedBy: userId,
     LastModifiedBy: userId,
   });
-  const prefix = GENERATED_NAMES[object.name];
-  if (prefix && !object.custom)
-    record.Name = `${prefix}-${String(await state.tx.nextSequenceValue(tenantId, `${object.name}.Name`)).padStart(4, "0")}`;
-  derive(object, record);
+  const behaviours = behavioursOf(object);
+  const generated = behaviours.generatedName;
+  if (generated)
+    record[generated.field] = generatedNameOf(
+      generated,
+      await state.tx.nextSequenceValue(tenantId, generated.sequence),
+    );
+  deriveFields(behaviours, record);
   assertValid(object, given, [
     ...checkFieldValues(object, given),
     ...missingRequired(object, record),
-    ...checkRecordRules(object, record),
+    ...checkFieldOrder(behaviours, record),
   ]);
   await assertUnique(state, object, record, given);
   await state.tx.insertRecord(tenantId, object, record);
@@ -125,12 +109,13 @@ export async function update(
 ): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = { ...existing, ...given };
-  derive(object, record);
+  const behaviours = behavioursOf(object);
+  deriveFields(behaviours, record);
   const cleared = missingRequired(object, record).filter((problem) => problem.path in given);
   assertValid(object, given, [
     ...checkFieldValues(object, given),
     ...cleared,
-    ...checkRecordRules(object, record),
+    ...checkFieldOrder(behaviours, record),
   ]);
   await assertUnique(state, object, record, given, existing.UID as string);
   const changed = object.fields.filter(
@@ -167,75 +152,6 @@ async function remove(state: WriteState, object: ObjectDef, uid: string): Promis
   return uid;
 }
 
-/** An operation's input (member names, aliases allowed in references) → values by field name, references resolved. */
-async function toValues(
-  state: WriteState,
-  object: ObjectDef,
-  input: Record<string, unknown>,
-): Promise<RecordValues> {
-  const values: RecordValues = {};
-  for (const field of object.fields) {
-    const member = memberName(field);
-    if (!(member in input)) continue;
-    const value = (input[member] ?? null) as FieldValue;
-    values[field.name] =
-      field.type === "reference" && value !== null
-        ? await resolveReference(state, field, String(value))
-        : value;
-  }
-  return values;
-}
-
-async function resolveReference(state: WriteState, field: FieldDef, value: string): Promise<string> {
-  const target = state.catalogue.objects.find((object) => object.name === field.referenceTo) as ObjectDef;
-  const member = memberName(field);
-  const uid = uidFor(
-    state,
-    target,
-    value,
-    (message) =>
-      new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [{ path: member, message }]),
-  );
-  // An alias's record too may be gone: deleted by an earlier operation of this mutation.
-  if (!(await loadOne(state, target, uid))) {
-    const message = `no ${target.name} record with UID '${uid}'`;
-    throw new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [
-      { path: member, message },
-    ]);
-  }
-  return uid;
-}
-
-/** The error for an idAlias of another object given as an operation's `UID`. */
-const uidMismatch = (message: string) => new ValidationError(`UID: ${message}`, [{ path: "UID", message }]);
-
-/**
- * The UID `value` stands for as a record of `object`: the UID of an idAlias defined earlier, or
- * `value` itself when it is a UID (whether that record exists is the caller's question).
- * @throws UnknownIdAliasError for neither; `mismatch(message)` for an idAlias of a record of another object.
- */
-function uidFor(
-  state: WriteState,
-  object: ObjectDef,
-  value: string,
-  mismatch: (message: string) => AppError,
-): string {
-  const aliased = state.aliases.get(value);
-  if (aliased && aliased.objectName !== object.name)
-    throw mismatch(
-      `idAlias '${value}' names a record of ${aliased.objectName}; a record of ${object.name} is expected here`,
-    );
-  if (aliased) return aliased.uid;
-  if (!UUID.test(value))
-    throw new UnknownIdAliasError(
-      `'${value}' is neither a UID nor an idAlias defined earlier in this mutation`,
-    );
-  return value;
-}
-
-const loadOne = async (state: WriteState, object: ObjectDef, uid: string) =>
-  (await state.tx.findRecords(state.context.tenantId, object, [uid]))[0] ?? null;
-
 async function assertUnique(
   state: WriteState,
   object: ObjectDef,
@@ -267,16 +183,6 @@ function assertValid(
   });
   const summary = byMember.map((p) => `${p.path} ${p.message}`).join("; ");
   throw new ValidationError(`invalid ${object.name}: ${summary}`, byMember);
-}
-
-/** Derived fields of standard objects. */
-function derive(object: ObjectDef, record: RecordValues): void {
-  if (object.name === "Contacts" && !object.custom) {
-    record.FullName =
-      [record.FirstName, record.LastName]
-        .filter((part) => typeof part === "string" && part !== "")
-        .join(" ") || null;
-  }
 }
 
 function change(

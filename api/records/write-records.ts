@@ -5,9 +5,10 @@
  */
 import type { Catalogue } from "../model/catalogue.ts";
 import type { Store, StoreWriter } from "../store/store.ts";
-import { adjustAllocationCounts } from "./allocation-counts.ts";
-import { applyOperation, type WriteState } from "./apply-operation.ts";
+import { applyOperation } from "./apply-operation.ts";
+import { adjustParentCounters } from "./parent-counters.ts";
 import { OperationFailure, type RecordOperation, type WriteContext } from "./record-operation.ts";
+import type { WriteState } from "./write-state.ts";
 
 /**
  * Runs `operations` as one unit of work of their own.
@@ -41,9 +42,7 @@ async function writeRecordsIn(
     try {
       const firstChange = state.changes.length;
       results.push(await applyOperation(state, op));
-      if (op.object.name === "JobAllocations" && !op.object.custom) {
-        await adjustAllocationCounts(state, state.changes.slice(firstChange));
-      }
+      await adjustParentCounters(state, op.object, state.changes.slice(firstChange));
     } catch (error) {
       throw new OperationFailure(index, error);
     }

@@ -264,3 +264,78 @@ describe("an idAlias stands only for a record of its own object", () => {
       "reference_not_found",
     ));
 });
+
+describe("the standard behaviours, applied by the engine", () => {
+  const stored = async (name: string, uid: string | null | undefined) =>
+    (await storedRecords(t, acme.tenant.id, name, [uid as string]))[0];
+  const number = (name: unknown) => Number(String(name).replace(/^\D+-/, ""));
+
+  test("a job and an allocation get the next names of their own sequences", async () => {
+    const [jobA, allocation, jobB] = await write(
+      insert("Jobs", { Duration: 5, RegionId: regionId }, "ja"),
+      insert("JobAllocations", { JobId: "ja", ResourceId: await resource() }),
+      insert("Jobs", { Duration: 5, RegionId: regionId }),
+    );
+    const [a, b] = [await stored("Jobs", jobA), await stored("Jobs", jobB)];
+    expect(a?.Name).toMatch(/^JOB-\d{4}$/);
+    expect(number(b?.Name)).toBe(number(a?.Name) + 1);
+    expect((await stored("JobAllocations", allocation))?.Name).toMatch(/^JA-\d{4}$/);
+  });
+
+  test("Contacts.FullName follows FirstName and LastName on update", async () => {
+    const [contact] = await write(insert("Contacts", { FirstName: "Ada", LastName: "Byron" }));
+    expect((await stored("Contacts", contact))?.FullName).toBe("Ada Byron");
+    await write(update("Contacts", { UID: contact, LastName: "Lovelace" }));
+    expect((await stored("Contacts", contact))?.FullName).toBe("Ada Lovelace");
+    await write(update("Contacts", { UID: contact, FirstName: null }));
+    expect((await stored("Contacts", contact))?.FullName).toBe("Lovelace");
+  });
+
+  test("Jobs.JobAllocationCount follows its allocations: deleted status, a move, a delete", async () => {
+    const resourceId = await resource();
+    const [jobA, jobB, first, second] = await write(
+      insert("Jobs", { Duration: 5, RegionId: regionId }, "a"),
+      insert("Jobs", { Duration: 5, RegionId: regionId }, "b"),
+      insert("JobAllocations", { JobId: "a", ResourceId: resourceId }),
+      insert("JobAllocations", { JobId: "a", ResourceId: resourceId }),
+    );
+    const counts = async () => [
+      (await stored("Jobs", jobA))?.JobAllocationCount,
+      (await stored("Jobs", jobB))?.JobAllocationCount,
+    ];
+    expect(await counts()).toEqual([2, 0]);
+    await write(update("JobAllocations", { UID: first, Status: "Deleted" }));
+    expect(await counts()).toEqual([1, 0]);
+    await write(update("JobAllocations", { UID: second, JobId: jobB }));
+    expect(await counts()).toEqual([0, 1]);
+    await write(remove("JobAllocations", second as string));
+    expect(await counts()).toEqual([0, 0]);
+  });
+
+  test("Availabilities: Finish must be after Start", async () => {
+    const error = await refused(
+      [insert("Availabilities", { ResourceId: await resource(), Start: 1_000, Finish: 1_000 })],
+      0,
+      "validation_failed",
+    );
+    expect(error.details).toEqual([{ path: "Finish", message: "must be after Start" }]);
+  });
+
+  test.each([
+    ["a generated name", "Jobs", { Name: "JOB-9" }, "Name"],
+    ["a count", "Jobs", { JobAllocationCount: 99 }, "JobAllocationCount"],
+    ["a derived field", "Contacts", { LastName: "x", FullName: "Someone Else" }, "FullName"],
+    ["a system field", "Contacts", { LastName: "x", CreatedBy: crypto.randomUUID() }, "CreatedBy"],
+    ["a member the object lacks", "Contacts", { LastName: "x", Shoe: "9" }, "Shoe"],
+  ])("%s is refused as input; nothing written", async (_case, name, values, member) => {
+    const input = name === "Jobs" ? { Duration: 5, RegionId: regionId, ...values } : values;
+    const error = await refused([insert(name, input)], 0, "validation_failed");
+    expect(error.details).toEqual([{ path: member, message: expect.any(String) }]);
+  });
+});
+
+/** A new resource's UID (allocations and availabilities need one). */
+async function resource(): Promise<string> {
+  const [uid] = await write(insert("Resources", { Name: "Crew", PrimaryRegionId: regionId }));
+  return uid as string;
+}
