@@ -14,7 +14,7 @@ import { defaultRecordValue } from "../model/field-values.ts";
 import { memberName } from "../model/member-name.ts";
 import { type ChangeEntry, type RecordValues, sameValue } from "../model/record-values.ts";
 import type { RecordOperation } from "./record-operation.ts";
-import { loadOne, toValues, uidFor, uidMismatch } from "./resolve-input.ts";
+import { chosenUid, loadOne, toValues, uidFor, uidMismatch } from "./resolve-input.ts";
 import { behavioursOf, checkFieldOrder, deriveFields, generatedNameOf } from "./standard-behaviours.ts";
 import { checkFieldValues, missingRequired } from "./validate-input.ts";
 import type { WriteState } from "./write-state.ts";
@@ -22,12 +22,14 @@ import type { WriteState } from "./write-state.ts";
 /** Runs one operation; returns the UID it touched (null for a delete of nothing). */
 export async function applyOperation(state: WriteState, op: RecordOperation): Promise<string | null> {
   switch (op.kind) {
-    case "insert":
+    case "insert": {
+      const uid = op.uid === undefined ? Bun.randomUUIDv7() : await chosenUid(state, op.object, op.uid);
       return register(
         state,
         op,
-        await insert(state, op.object, await toValues(state, op.object, op.input ?? {})),
+        await insert(state, op.object, await toValues(state, op.object, op.input ?? {}), uid),
       );
+    }
     case "update": {
       const uid = uidFor(state, op.object, String(op.input?.UID ?? ""), uidMismatch);
       const existing = await loadOne(state, op.object, uid);
@@ -70,13 +72,18 @@ async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
   return existing ? update(state, op.object, existing, given) : insert(state, op.object, given);
 }
 
-async function insert(state: WriteState, object: ObjectDef, given: RecordValues): Promise<string> {
+async function insert(
+  state: WriteState,
+  object: ObjectDef,
+  given: RecordValues,
+  uid: string = Bun.randomUUIDv7(),
+): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = {};
   for (const field of object.fields)
     record[field.name] = field.name in given ? (given[field.name] ?? null) : defaultRecordValue(field);
   Object.assign(record, {
-    UID: Bun.randomUUIDv7(),
+    UID: uid,
     CreatedDate: now,
     LastModifiedDate: now,
     CreatedBy: userId,

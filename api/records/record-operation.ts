@@ -1,7 +1,7 @@
 /**
  * What the record-write engine takes and how it fails: operations on records, whoever planned them
- * (the GraphQL mutation resolver plans them from its selection), and the context of the unit of work
- * they run in together.
+ * (the GraphQL mutation resolver from its selection, the user provisioning for a user's record), and
+ * the context of the unit of work they run in together.
  */
 import type { ObjectDef } from "../model/catalogue.ts";
 
@@ -14,10 +14,13 @@ export interface RecordOperation {
   /**
    * The values to write, keyed by member names (`RegionId`, ..., see api/model/member-name.ts); a
    * reference's value is a UID or an idAlias defined earlier in the same write. update: with the
-   * record's `UID` (or idAlias). null for delete.
+   * record's `UID` (or idAlias). null for delete. Read-only, system and unknown members are refused.
    */
   input: Record<string, unknown> | null;
-  /** delete: the UID (or an idAlias). */
+  /**
+   * delete: the UID (or an idAlias). insert: the UID the new record gets, when the caller owns it
+   * (a user's record has the user's id); a new UUIDv7 when absent. Unused by update and upsert.
+   */
   uid?: string;
   /** upsert: the unique field whose value finds the record to update. */
   keyField?: string;

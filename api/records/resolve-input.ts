@@ -7,6 +7,7 @@ import {
   type AppError,
   type ErrorDetail,
   ReferenceNotFoundError,
+  UniqueViolationError,
   UnknownIdAliasError,
   ValidationError,
 } from "../../common/errors.ts";
@@ -113,6 +114,18 @@ export function uidFor(
       `'${value}' is neither a UID nor an idAlias defined earlier in this mutation`,
     );
   return value;
+}
+
+/**
+ * `uid`, chosen by the caller for a new record of `object` (a user's record has the user's id).
+ * @throws ValidationError when it is no UID; UniqueViolationError when a record of `object` has it.
+ */
+export async function chosenUid(state: WriteState, object: ObjectDef, uid: string): Promise<string> {
+  if (!UUID.test(uid))
+    throw new ValidationError(`UID: '${uid}' is not a UID`, [{ path: "UID", message: "is not a UID" }]);
+  if (await loadOne(state, object, uid))
+    throw new UniqueViolationError(`${object.name}.UID must be unique: another record has '${uid}'`);
+  return uid;
 }
 
 /** The record `uid` of `object` as the write sees it; null when there is none. */

@@ -30,7 +30,7 @@ export async function writeRecords(
  * @returns the UID (or null) of each operation, in order.
  * @throws OperationFailure naming the failing operation; the caller's unit of work rolls back.
  */
-async function writeRecordsIn(
+export async function writeRecordsIn(
   tx: StoreWriter,
   catalogue: Catalogue,
   context: WriteContext,

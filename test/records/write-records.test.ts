@@ -145,6 +145,23 @@ describe("one write is one unit of work, logged in the change log", () => {
   });
 });
 
+describe("an insert with the UID its caller chose (a user's record has the user's id)", () => {
+  test("the record gets it", async () => {
+    const uid = crypto.randomUUID();
+    expect(await write({ ...insert("Accounts", { Name: "Chosen" }), uid })).toEqual([uid]);
+    expect((await storedRecords(t, acme.tenant.id, "Accounts", [uid]))[0]?.Name).toBe("Chosen");
+  });
+  test("a UID taken is unique_violation; no UID at all, validation_failed; nothing written", async () => {
+    const [taken] = await write(insert("Accounts", { Name: "First" }));
+    await refused(
+      [{ ...insert("Accounts", { Name: "Second" }), uid: taken as string }],
+      0,
+      "unique_violation",
+    );
+    await refused([{ ...insert("Accounts", { Name: "Third" }), uid: "acc-1" }], 0, "validation_failed");
+  });
+});
+
 describe("validation", () => {
   test("maxLength is enforced, never truncated", async () => {
     const error = await refused(
