@@ -114,6 +114,16 @@ describe("architecture", () => {
     expect(allowedUpward.filter((edge) => !seen.has(edge))).toEqual([]);
   });
 
+  test("records are written only by the record-write engine, so every write reaches the change log", async () => {
+    const writers = /\.(insertRecord|updateRecord|deleteRecord|appendChanges|nextSequenceValue)\(/;
+    const offences: string[] = [];
+    for (const file of sources) {
+      if (file.startsWith("api/records/") || file.startsWith("api/store/")) continue;
+      if (writers.test(await Bun.file(`${root}/${file}`).text())) offences.push(file);
+    }
+    expect(offences).toEqual([]);
+  });
+
   test("no folder barrels (index.ts)", () => {
     expect(sources.filter((file) => file.endsWith("/index.ts"))).toEqual([]);
   });

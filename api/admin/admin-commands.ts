@@ -6,8 +6,8 @@
 import { parseArgs } from "node:util";
 import { BadRequestError, NotFoundError, ValidationError } from "../../common/errors.ts";
 import type { AuthService } from "../auth/auth-service.ts";
+import { createUser } from "../auth/create-user.ts";
 import { provisionTenant } from "../auth/provision-tenant.ts";
-import { insertUserRecord } from "../auth/user-record.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { ROLES, type Role, type Store, type Tenant } from "../store/store.ts";
 
@@ -73,8 +73,7 @@ export async function runAdminCommand(argv: string[], services: AdminServices): 
       await store.unitOfWork(async (tx) => {
         if (await tx.findUserByUsername(tenant.id, name))
           throw new ValidationError(`user '${name}' exists already`);
-        await tx.insertUser(user);
-        await insertUserRecord(tx, user);
+        await createUser(tx, user);
       });
       return [`user ${name} (${user.id}) added to ${tenant.name} with roles ${roles.join(", ")}`];
     }

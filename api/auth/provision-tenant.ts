@@ -6,7 +6,7 @@ import { ConflictError, ValidationError } from "../../common/errors.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { Store, Tenant, User } from "../store/store.ts";
 import type { AuthService, IssuedToken } from "./auth-service.ts";
-import { insertUserRecord } from "./user-record.ts";
+import { createUser } from "./create-user.ts";
 
 export interface ProvisionRequest {
   tenantName: string;
@@ -62,8 +62,7 @@ export async function provisionTenant(
     };
     await tx.insertTenant(tenant);
     await catalogues.ensureStandardStorage(tenant.id, tx);
-    await tx.insertUser(user);
-    await insertUserRecord(tx, user);
+    await createUser(tx, user);
     const token = await auth.issueToken(
       { tenantId: tenant.id, userId: user.id, description: "first administrator token" },
       tx,

@@ -4,6 +4,7 @@
  * API (schema, webhook and live subscriptions, record writes), and defining an object checks them for clashes.
  */
 import type { Catalogue, FieldDef, ObjectDef } from "./catalogue.ts";
+import { referenceIdMember } from "./member-name.ts";
 
 const lowerFirst = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
 
@@ -22,12 +23,8 @@ export const names = {
   changeEventType: (object: string) => `${object}ChangeEvent`,
   changeRecordType: (object: string) => `${object}ChangeRecord`,
   /** The scalar member of a reference field: `Region` → `RegionId`. */
-  referenceId: (field: string) => `${field}Id`,
+  referenceId: referenceIdMember,
 };
-
-/** A field's member in the record types and inputs: its name, or for a reference `<Name>Id`. */
-export const memberName = (field: Pick<FieldDef, "type" | "name">) =>
-  field.type === "reference" ? names.referenceId(field.name) : field.name;
 
 /** Type names the schema always has, whatever the catalogue. */
 export const FIXED_TYPE_NAMES = [

@@ -29,7 +29,8 @@ import { prepareFilter } from "../eql/check-filter.ts";
 import type { CheckedFilter } from "../eql/checked-filter.ts";
 import { filterNeeds } from "../eql/filter-needs.ts";
 import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
-import { memberName, names } from "../model/naming.ts";
+import { memberName } from "../model/member-name.ts";
+import { names } from "../model/naming.ts";
 import type { ChangeOperation } from "../model/record-values.ts";
 import type { Member, Subscription } from "./subscription.ts";
 

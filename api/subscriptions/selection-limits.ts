@@ -7,7 +7,7 @@
  * firing. Pure.
  */
 import type { ErrorDetail } from "../../common/errors.ts";
-import { memberName } from "../model/naming.ts";
+import { memberName } from "../model/member-name.ts";
 import type { Member, Subscription } from "./subscription.ts";
 
 /** Response keys shown in a message before it says "…". */

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { runAdminCommand } from "../../api/admin/admin-commands.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
+import { changeLog } from "../support/graphql.ts";
+import { queuedJobs } from "../support/queue.ts";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -55,5 +57,74 @@ describe("admin tool", () => {
     await expect(run("mint-token", "--tenant", "nope", "--user", "peter")).rejects.toMatchObject({
       code: "not_found",
     });
+  });
+});
+
+describe("users written by the admin tool are records like any other, in the change log", () => {
+  test("create-tenant logs its administrator's Users record", async () => {
+    const lines = await run("create-tenant", "umbrella", "--admin", "alice");
+    const tenantId = /\(([0-9a-f-]{36})\)/.exec(lines[0] ?? "")?.[1] as string;
+    const admin = await t.store.findUserByUsername(tenantId, "alice");
+    const entries = await changeLog(t, tenantId);
+    expect(entries.map((e) => `${e.objectName}:${e.operation}:${e.uid}`)).toEqual([
+      `Users:INSERT:${admin?.id}`,
+    ]);
+    expect(entries[0]?.after).toMatchObject({
+      UID: admin?.id,
+      LastName: "alice",
+      Email: "alice@umbrella.invalid",
+      UserTypes: ["Administrator", "Scheduler"],
+      CreatedBy: admin?.id,
+    });
+  });
+
+  test("add-user reaches a webhook subscribed to schemaUsers", async () => {
+    // Before, the Users record was written beside the change log: no entry, no delivery.
+    const [, , token] = await run("create-tenant", "hooli", "--admin", "gavin");
+    await t.feed.processBatch();
+    const created = await t.call("POST", "/webhooks", {
+      token,
+      body: {
+        name: "new-users",
+        url: "https://receiver.example.com/users",
+        type: "graphql",
+        query: "subscription { schemaUsers { operation data { UID Email LastName UserTypes } } }",
+      },
+    });
+    expect(created.status).toBe(201);
+    const webhookId = created.body.result.id as string;
+
+    const [line] = await run("add-user", "--tenant", "hooli", "richard", "--roles", "scheduler,resource");
+    const userId = /\(([0-9a-f-]{36})\)/.exec(line ?? "")?.[1];
+    expect(await t.feed.processBatch()).toBeGreaterThanOrEqual(1);
+    const jobs = (await queuedJobs(t.redis)).filter((job) => job.data.webhookId === webhookId);
+    expect(jobs.map((job) => job.data.body)).toEqual([
+      [
+        {
+          data: {
+            schemaUsers: {
+              operation: "INSERT",
+              data: {
+                UID: userId,
+                Email: "richard@hooli.invalid",
+                LastName: "richard",
+                UserTypes: ["Scheduler", "Resource"],
+              },
+            },
+          },
+        },
+      ],
+    ]);
+  });
+
+  test("a user whose record the Users object refuses is not added at all", async () => {
+    const tenant = await t.store.findTenantByName("hooli");
+    const logBefore = (await changeLog(t, tenant?.id as string)).length;
+    const email = `${"x".repeat(250)}@hooli.invalid`;
+    await expect(
+      run("add-user", "--tenant", "hooli", "dinesh", "--roles", "resource", "--email", email),
+    ).rejects.toMatchObject({ code: "validation_failed" });
+    expect(await t.store.findUserByUsername(tenant?.id as string, "dinesh")).toBeNull();
+    expect((await changeLog(t, tenant?.id as string)).length).toBe(logBefore);
   });
 });

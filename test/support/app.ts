@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createUser } from "../../api/auth/create-user.ts";
 import { provisionTenant } from "../../api/auth/provision-tenant.ts";
-import { insertUserRecord } from "../../api/auth/user-record.ts";
 import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
 import { createApiRuntime } from "../../api/runtime.ts";
 import { openCoreServices } from "../../api/services.ts";
@@ -106,10 +106,7 @@ export async function createTestApp(
       isActive: true,
       createdAt: Date.now(),
     };
-    await store.unitOfWork(async (tx) => {
-      await tx.insertUser(user);
-      await insertUserRecord(tx, user);
-    });
+    await store.unitOfWork((tx) => createUser(tx, user));
     const issued = await auth.issueToken({ tenantId, userId: user.id });
     return { user, token: issued.token };
   }

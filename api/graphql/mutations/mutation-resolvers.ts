@@ -5,7 +5,9 @@
  * honoured, arguments coerced by graphql-js), in document order, and runs them
  * together; each root then answers its part. Each operation field answers its
  * own UID, or the error that stopped the mutation (its path is
- * `<root>.<alias>`).
+ * `<root>.<alias>`). The writing itself is the record-write engine's
+ * (api/records/): this file only translates GraphQL into its operations and
+ * its results back.
  */
 import {
   type FieldNode,
@@ -18,10 +20,11 @@ import { collectFields } from "graphql/execution/collectFields.js";
 import { getArgumentValues } from "graphql/execution/values.js";
 import type { Catalogue, ObjectDef } from "../../model/catalogue.ts";
 import { names } from "../../model/naming.ts";
+import { OperationFailure, type OperationKind } from "../../records/record-operation.ts";
+import { writeRecords } from "../../records/write-records.ts";
 import type { Store } from "../../store/store.ts";
 import type { GraphQLContext } from "../graphql-context.ts";
-import { OperationFailure, type OperationKind, type PlannedOperation } from "./operation.ts";
-import { runMutation } from "./run-mutation.ts";
+import type { PlannedOperation } from "./planned-operation.ts";
 
 type Resolver = GraphQLFieldResolver<unknown, GraphQLContext>;
 
@@ -91,14 +94,14 @@ export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitte
       now: Date.now(),
     };
     try {
-      const results = await runMutation(store, catalogue, mutation, operations);
+      const results = await writeRecords(store, catalogue, mutation, operations);
       onCommitted();
       operations.forEach((op, i) => {
         (answers.get(op.root) as Record<string, unknown>)[op.alias] = results[i];
       });
     } catch (error) {
       if (!(error instanceof OperationFailure)) throw error;
-      const { root, alias } = error.operation;
+      const { root, alias } = operations[error.index] as PlannedOperation;
       const cause = error.error instanceof Error ? error.error : new Error(String(error.error));
       (answers.get(root) as Record<string, unknown>)[alias] = cause;
     }

@@ -7,7 +7,7 @@
  */
 import type { FieldNode, FragmentDefinitionNode, SelectionSetNode } from "graphql";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import { memberName } from "../../model/naming.ts";
+import { memberName } from "../../model/member-name.ts";
 import type { JoinedLookup } from "../../store/store.ts";
 
 type Fragments = Record<string, FragmentDefinitionNode>;

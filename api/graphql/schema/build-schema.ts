@@ -22,7 +22,8 @@ import {
   GraphQLString,
 } from "graphql";
 import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import { memberName, names, reverseReferences } from "../../model/naming.ts";
+import { memberName } from "../../model/member-name.ts";
+import { names, reverseReferences } from "../../model/naming.ts";
 import {
   BigDecimalScalar,
   DurationScalar,

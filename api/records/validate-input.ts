@@ -1,12 +1,13 @@
 /**
- * Checks one mutation input against its object (SPEC.md §5, STANDARD_OBJECTS.md):
+ * Checks one operation's input against its object (SPEC.md §5, STANDARD_OBJECTS.md):
  * lengths (rejected, never truncated), picklist values, decimal precision,
- * required fields, and the objects' own rules (End ≥ Start, ...). Pure: the
- * input arrives already typed by the GraphQL scalars; every problem is listed.
+ * required fields (the standard objects' own rules, End ≥ Start and the
+ * like, are in standard-behaviours.ts). Pure: the input arrives already typed
+ * (by the GraphQL scalars); every problem is listed.
  */
-import type { ErrorDetail } from "../../../common/errors.ts";
-import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { FieldValue, RecordValues } from "../../model/record-values.ts";
+import type { ErrorDetail } from "../../common/errors.ts";
+import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
+import type { FieldValue, RecordValues } from "../model/record-values.ts";
 
 /** Problems of the values given for `object`'s fields (by field name). */
 export function checkFieldValues(object: ObjectDef, values: RecordValues): ErrorDetail[] {
@@ -48,25 +49,4 @@ export function missingRequired(object: ObjectDef, record: RecordValues): ErrorD
     .filter((field) => field.required && !field.system && !field.readOnly)
     .filter((field) => record[field.name] === null || record[field.name] === undefined)
     .map((field) => ({ path: field.name, message: "is required" }));
-}
-
-/** Rules between fields of one record, per standard object. */
-export function checkRecordRules(object: ObjectDef, record: RecordValues): ErrorDetail[] {
-  const before = (a: string, b: string, strict: boolean): ErrorDetail[] => {
-    const start = record[a];
-    const end = record[b];
-    if (typeof start !== "number" || typeof end !== "number") return [];
-    const bad = strict ? end <= start : end < start;
-    return bad ? [{ path: b, message: `must be ${strict ? "after" : "at or after"} ${a}` }] : [];
-  };
-  if (object.custom) return [];
-  switch (object.name) {
-    case "Jobs":
-    case "JobAllocations":
-      return before("Start", "End", false);
-    case "Availabilities":
-      return before("Start", "Finish", true);
-    default:
-      return [];
-  }
 }

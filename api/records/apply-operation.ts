@@ -1,58 +1,35 @@
 /**
- * One mutation operation inside the mutation's unit of work: input → checked
+ * One record operation inside its write's unit of work: input → checked
  * record values → writes and change entries. Throws typed errors; the caller
- * rolls the whole mutation back.
+ * rolls the whole write back.
  */
 import {
-  type AppError,
   InvalidKeyFieldError,
   NotFoundError,
-  ReferenceNotFoundError,
   UniqueViolationError,
-  UnknownIdAliasError,
   ValidationError,
-} from "../../../common/errors.ts";
-import type { Catalogue, FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import { defaultRecordValue } from "../../model/field-values.ts";
-import { memberName, names } from "../../model/naming.ts";
-import {
-  type ChangeEntry,
-  type FieldValue,
-  type RecordValues,
-  sameValue,
-} from "../../model/record-values.ts";
-import type { StoreWriter } from "../../store/store.ts";
-import type { MutationContext, PlannedOperation } from "./operation.ts";
-import { checkFieldValues, checkRecordRules, missingRequired } from "./validate-input.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const GENERATED_NAMES: Record<string, string> = { Jobs: "JOB", JobAllocations: "JA" };
-
-/** The record an `idAlias` names: its UID and the object it belongs to. */
-export interface AliasedRecord {
-  uid: string;
-  objectName: string;
-}
-
-/** State shared by the operations of one mutation. */
-export interface MutationState {
-  tx: StoreWriter;
-  catalogue: Catalogue;
-  context: MutationContext;
-  /** idAlias → the record it names, so a use of it for another object is refused. */
-  aliases: Map<string, AliasedRecord>;
-  changes: ChangeEntry[];
-}
+} from "../../common/errors.ts";
+import type { ObjectDef } from "../model/catalogue.ts";
+import { defaultRecordValue } from "../model/field-values.ts";
+import { memberName } from "../model/member-name.ts";
+import { type ChangeEntry, type RecordValues, sameValue } from "../model/record-values.ts";
+import type { RecordOperation } from "./record-operation.ts";
+import { chosenUid, loadOne, toValues, uidFor, uidMismatch } from "./resolve-input.ts";
+import { behavioursOf, checkFieldOrder, deriveFields, generatedNameOf } from "./standard-behaviours.ts";
+import { checkFieldValues, missingRequired } from "./validate-input.ts";
+import type { WriteState } from "./write-state.ts";
 
 /** Runs one operation; returns the UID it touched (null for a delete of nothing). */
-export async function applyOperation(state: MutationState, op: PlannedOperation): Promise<string | null> {
+export async function applyOperation(state: WriteState, op: RecordOperation): Promise<string | null> {
   switch (op.kind) {
-    case "insert":
+    case "insert": {
+      const uid = op.uid === undefined ? Bun.randomUUIDv7() : await chosenUid(state, op.object, op.uid);
       return register(
         state,
         op,
-        await insert(state, op.object, await toValues(state, op.object, op.input ?? {})),
+        await insert(state, op.object, await toValues(state, op.object, op.input ?? {}), uid),
       );
+    }
     case "update": {
       const uid = uidFor(state, op.object, String(op.input?.UID ?? ""), uidMismatch);
       const existing = await loadOne(state, op.object, uid);
@@ -67,7 +44,7 @@ export async function applyOperation(state: MutationState, op: PlannedOperation)
   }
 }
 
-function register(state: MutationState, op: PlannedOperation, uid: string): string {
+function register(state: WriteState, op: RecordOperation, uid: string): string {
   if (op.idAlias) {
     if (state.aliases.has(op.idAlias))
       throw new ValidationError(`idAlias '${op.idAlias}' is defined twice in this mutation`);
@@ -76,7 +53,7 @@ function register(state: MutationState, op: PlannedOperation, uid: string): stri
   return uid;
 }
 
-async function upsert(state: MutationState, op: PlannedOperation): Promise<string> {
+async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
   const keys = op.object.fields.filter((field) => field.unique && !field.readOnly && !field.system);
   const key = keys.find((field) => field.name === op.keyField);
   if (!key) {
@@ -95,26 +72,35 @@ async function upsert(state: MutationState, op: PlannedOperation): Promise<strin
   return existing ? update(state, op.object, existing, given) : insert(state, op.object, given);
 }
 
-async function insert(state: MutationState, object: ObjectDef, given: RecordValues): Promise<string> {
+async function insert(
+  state: WriteState,
+  object: ObjectDef,
+  given: RecordValues,
+  uid: string = Bun.randomUUIDv7(),
+): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = {};
   for (const field of object.fields)
     record[field.name] = field.name in given ? (given[field.name] ?? null) : defaultRecordValue(field);
   Object.assign(record, {
-    UID: Bun.randomUUIDv7(),
+    UID: uid,
     CreatedDate: now,
     LastModifiedDate: now,
     CreatedBy: userId,
     LastModifiedBy: userId,
   });
-  const prefix = GENERATED_NAMES[object.name];
-  if (prefix && !object.custom)
-    record.Name = `${prefix}-${String(await state.tx.nextSequenceValue(tenantId, `${object.name}.Name`)).padStart(4, "0")}`;
-  derive(object, record);
+  const behaviours = behavioursOf(object);
+  const generated = behaviours.generatedName;
+  if (generated)
+    record[generated.field] = generatedNameOf(
+      generated,
+      await state.tx.nextSequenceValue(tenantId, generated.sequence),
+    );
+  deriveFields(behaviours, record);
   assertValid(object, given, [
     ...checkFieldValues(object, given),
     ...missingRequired(object, record),
-    ...checkRecordRules(object, record),
+    ...checkFieldOrder(behaviours, record),
   ]);
   await assertUnique(state, object, record, given);
   await state.tx.insertRecord(tenantId, object, record);
@@ -123,19 +109,20 @@ async function insert(state: MutationState, object: ObjectDef, given: RecordValu
 }
 
 export async function update(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   existing: RecordValues,
   given: RecordValues,
 ): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = { ...existing, ...given };
-  derive(object, record);
+  const behaviours = behavioursOf(object);
+  deriveFields(behaviours, record);
   const cleared = missingRequired(object, record).filter((problem) => problem.path in given);
   assertValid(object, given, [
     ...checkFieldValues(object, given),
     ...cleared,
-    ...checkRecordRules(object, record),
+    ...checkFieldOrder(behaviours, record),
   ]);
   await assertUnique(state, object, record, given, existing.UID as string);
   const changed = object.fields.filter(
@@ -154,7 +141,7 @@ export async function update(
   return existing.UID as string;
 }
 
-async function remove(state: MutationState, object: ObjectDef, uid: string): Promise<string | null> {
+async function remove(state: WriteState, object: ObjectDef, uid: string): Promise<string | null> {
   const existing = await loadOne(state, object, uid);
   if (!existing) return null;
   for (const source of state.catalogue.objects) {
@@ -172,77 +159,8 @@ async function remove(state: MutationState, object: ObjectDef, uid: string): Pro
   return uid;
 }
 
-/** GraphQL input (member names, aliases allowed in references) → values by field name, references resolved. */
-async function toValues(
-  state: MutationState,
-  object: ObjectDef,
-  input: Record<string, unknown>,
-): Promise<RecordValues> {
-  const values: RecordValues = {};
-  for (const field of object.fields) {
-    const member = memberName(field);
-    if (!(member in input)) continue;
-    const value = (input[member] ?? null) as FieldValue;
-    values[field.name] =
-      field.type === "reference" && value !== null
-        ? await resolveReference(state, field, String(value))
-        : value;
-  }
-  return values;
-}
-
-async function resolveReference(state: MutationState, field: FieldDef, value: string): Promise<string> {
-  const target = state.catalogue.objects.find((object) => object.name === field.referenceTo) as ObjectDef;
-  const member = names.referenceId(field.name);
-  const uid = uidFor(
-    state,
-    target,
-    value,
-    (message) =>
-      new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [{ path: member, message }]),
-  );
-  // An alias's record too may be gone: deleted by an earlier operation of this mutation.
-  if (!(await loadOne(state, target, uid))) {
-    const message = `no ${target.name} record with UID '${uid}'`;
-    throw new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [
-      { path: member, message },
-    ]);
-  }
-  return uid;
-}
-
-/** The error for an idAlias of another object given as an operation's `UID`. */
-const uidMismatch = (message: string) => new ValidationError(`UID: ${message}`, [{ path: "UID", message }]);
-
-/**
- * The UID `value` stands for as a record of `object`: the UID of an idAlias defined earlier, or
- * `value` itself when it is a UID (whether that record exists is the caller's question).
- * @throws UnknownIdAliasError for neither; `mismatch(message)` for an idAlias of a record of another object.
- */
-function uidFor(
-  state: MutationState,
-  object: ObjectDef,
-  value: string,
-  mismatch: (message: string) => AppError,
-): string {
-  const aliased = state.aliases.get(value);
-  if (aliased && aliased.objectName !== object.name)
-    throw mismatch(
-      `idAlias '${value}' names a record of ${aliased.objectName}; a record of ${object.name} is expected here`,
-    );
-  if (aliased) return aliased.uid;
-  if (!UUID.test(value))
-    throw new UnknownIdAliasError(
-      `'${value}' is neither a UID nor an idAlias defined earlier in this mutation`,
-    );
-  return value;
-}
-
-const loadOne = async (state: MutationState, object: ObjectDef, uid: string) =>
-  (await state.tx.findRecords(state.context.tenantId, object, [uid]))[0] ?? null;
-
 async function assertUnique(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   record: RecordValues,
   given: RecordValues,
@@ -274,18 +192,8 @@ function assertValid(
   throw new ValidationError(`invalid ${object.name}: ${summary}`, byMember);
 }
 
-/** Derived fields of standard objects. */
-function derive(object: ObjectDef, record: RecordValues): void {
-  if (object.name === "Contacts" && !object.custom) {
-    record.FullName =
-      [record.FirstName, record.LastName]
-        .filter((part) => typeof part === "string" && part !== "")
-        .join(" ") || null;
-  }
-}
-
 function change(
-  state: MutationState,
+  state: WriteState,
   object: ObjectDef,
   operation: ChangeEntry["operation"],
   uid: string,
