@@ -10,8 +10,10 @@ import { prepareFilter } from "../../api/eql/check-filter.ts";
 import { type EvaluationContext, evaluateFilter } from "../../api/eql/evaluate-filter.ts";
 import type { ObjectDef } from "../../api/model/catalogue.ts";
 import type { RecordValues } from "../../api/model/record-values.ts";
-import { compileFilter } from "../../api/store/sqlite/compile-filter.ts";
-import { createTableSql, encodeValue, quoteIdent } from "../../api/store/sqlite/record-codec.ts";
+import { compileFilter } from "../../api/store/sql/compile-filter.ts";
+import { quoteIdent } from "../../api/store/sql/quote-ident.ts";
+import { createTableSql, encodeValue } from "../../api/store/sqlite/record-codec.ts";
+import { sqliteDialect } from "../../api/store/sqlite/sqlite-dialect.ts";
 import { FilterGenerator } from "./support/generate-filter.ts";
 import { generateRecords } from "./support/generate-records.ts";
 import { createRandom } from "./support/prng.ts";
@@ -47,7 +49,11 @@ const context: EvaluationContext = {
 };
 
 function viaSql(object: ObjectDef, filter: ReturnType<typeof prepareFilter>): string[] {
-  const sql = compileFilter(filter, { tableOf: (target) => target.mapping, alias: "r", now: NOW });
+  const sql = compileFilter(filter, sqliteDialect, {
+    tableOf: (target) => target.mapping,
+    alias: "r",
+    now: NOW,
+  });
   const query = `SELECT "r"."uid" AS uid FROM ${quoteIdent(object.mapping)} AS "r" ${sql.joins.join(" ")} WHERE ${sql.where}`;
   return db
     .query<{ uid: string }, typeof sql.params>(query)

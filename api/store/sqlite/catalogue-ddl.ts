@@ -7,7 +7,8 @@
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import { defaultRecordValue } from "../../model/field-values.ts";
-import { columnType, createTableSql, encodeValue, indexName, quoteIdent } from "./record-codec.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
+import { columnType, createTableSql, encodeValue, indexName } from "./record-codec.ts";
 
 export const tableName = (storageNo: number, object: Pick<ObjectDef, "mapping">) =>
   `t${storageNo}_${object.mapping}`;

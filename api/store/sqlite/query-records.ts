@@ -11,6 +11,8 @@ import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
 import type { ReadNode } from "../read-tree.ts";
+import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
 import {
   type JoinedLookup,
   type ListedRecord,
@@ -18,11 +20,10 @@ import {
   type StoreReader,
   type WithLookups,
 } from "../store.ts";
-import { buildPlan, orderClause } from "./list-plan.ts";
-
-import { BOUND_COUNT, type ColumnValue, quoteIdent } from "./record-codec.ts";
+import { BOUND_COUNT, type ColumnValue } from "./record-codec.ts";
 import { decodeColumns } from "./record-session.ts";
 import { type RenderedRead, renderReadSql } from "./render-json.ts";
+import { sqliteDialect } from "./sqlite-dialect.ts";
 
 type QueryMethods = Required<Pick<StoreReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;
 /**
@@ -33,7 +34,7 @@ type Row = ColumnValue[];
 
 const BASE = "r";
 
-type Plan = ReturnType<typeof buildPlan>;
+type Plan = ListPlan<ColumnValue>;
 const NO_FILTER = {};
 const plans = new WeakMap<readonly OrderTerm[], WeakMap<object, Plan>>();
 const readsNow = new WeakMap<CheckedFilter, boolean>();
@@ -50,7 +51,7 @@ function plan(
   now: number,
 ): Plan {
   if (filter && !readsNow.has(filter)) readsNow.set(filter, filterNeeds(filter).usesNow);
-  if (filter && readsNow.get(filter)) return buildPlan(tableOf, filter, order, now);
+  if (filter && readsNow.get(filter)) return buildPlan(sqliteDialect, tableOf, filter, order, now);
   let byFilter = plans.get(order);
   if (!byFilter) {
     byFilter = new WeakMap();
@@ -58,32 +59,10 @@ function plan(
   }
   let cached = byFilter.get(filter ?? NO_FILTER);
   if (!cached) {
-    cached = buildPlan(tableOf, filter, order, now);
+    cached = buildPlan(sqliteDialect, tableOf, filter, order, now);
     byFilter.set(filter ?? NO_FILTER, cached);
   }
   return cached;
-}
-
-/** `(k1, k2, ...) after (v1, v2, ...)` in the order's directions, NULL lowest. */
-function keysetCondition(keys: string[], order: readonly OrderTerm[], values: readonly ColumnValue[]) {
-  const params: ColumnValue[] = [];
-  const greater = (key: string, value: ColumnValue, descending: boolean) => {
-    if (value === null) return descending ? "0" : `${key} IS NOT NULL`;
-    params.push(value);
-    return descending ? `(${key} < ? OR ${key} IS NULL)` : `${key} > ?`;
-  };
-  const equal = (key: string, value: ColumnValue) => {
-    if (value === null) return `${key} IS NULL`;
-    params.push(value);
-    return `${key} = ?`;
-  };
-  const alternatives = keys.map((key, i) => {
-    const parts: string[] = [];
-    for (let j = 0; j < i; j++) parts.push(equal(keys[j] as string, values[j] ?? null));
-    parts.push(greater(key, values[i] ?? null, order[i]?.direction === "DESC"));
-    return `(${parts.join(" AND ")})`;
-  });
-  return { sql: `(${alternatives.join(" OR ")})`, params };
 }
 
 const withReferences = new WeakMap<readonly FieldDef[], Map<FieldDef, readonly FieldDef[]>>();
@@ -147,7 +126,7 @@ export function createQuerySession(
     async listRecords(tenantId, object, query) {
       const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
       const keyset = query.after
-        ? keysetCondition(p.keys, query.order, query.after)
+        ? keysetCondition(sqliteDialect, p.keys, query.order, query.after)
         : { sql: "1", params: [] };
       const read = readShape(query.fields ?? object.fields, query.lookups, tenantId, (o) =>
         tableOf(tenantId, o),
@@ -178,7 +157,7 @@ export function createQuerySession(
       const read = readShape(fields, query.lookups, tenantId, (o) => tableOf(tenantId, o));
       const from = `FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${read.joins}
           WHERE ${fk} IN (${parentUids.map(() => "?").join(", ")}) AND (${p.where})`;
-      const order = orderClause(p.keys, query.order);
+      const order = orderClause(sqliteDialect, p.keys, query.order);
       // Parents mostly have few children: read them all in one ordered pass, bounded by
       // parents × limit, and cap each parent here. Only past that bound does SQLite number
       // each parent's children (a window over all of them, the costlier statement).
@@ -227,7 +206,7 @@ function listStatement(p: Plan, read: ReadShape, table: string, order: readonly 
       return read.width + extra.length - 1;
     });
     const head = `SELECT ${[read.columns, ...extra].join(", ")} FROM ${quoteIdent(table)} ${BASE} ${p.joins.join(" ")} ${read.joins}`;
-    const tail = `ORDER BY ${orderClause(p.keys, order)} LIMIT ${BOUND_COUNT} OFFSET ${BOUND_COUNT}`;
+    const tail = `ORDER BY ${orderClause(sqliteDialect, p.keys, order)} LIMIT ${BOUND_COUNT} OFFSET ${BOUND_COUNT}`;
     const after = (keyset: string) => `${head} WHERE (${p.where}) AND ${keyset} ${tail}`;
     statement = { firstPage: after("1"), after, keyAt };
     byShape.set(read, statement);

@@ -9,6 +9,7 @@
  */
 import type { FieldDef, FieldType, ObjectDef } from "../../model/catalogue.ts";
 import type { FieldValue } from "../../model/record-values.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
 
 export type ColumnValue = string | number | null;
 
@@ -42,11 +43,6 @@ export function decodeValue(field: FieldDef, raw: ColumnValue): FieldValue {
  * An expression is read at run time and keeps the one plan.
  */
 export const BOUND_COUNT = "(? + 0)";
-
-/** Double-quotes an identifier for SQL (identifiers come from the catalogue, never from requests). */
-export function quoteIdent(name: string): string {
-  return `"${name.replaceAll('"', '""')}"`;
-}
 
 const columnLists = new WeakMap<readonly FieldDef[], string>();
 

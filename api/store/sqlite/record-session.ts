@@ -6,16 +6,10 @@
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { LoggedChange, RecordValues } from "../../model/record-values.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
 import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
-import {
-  BOUND_COUNT,
-  type ColumnValue,
-  columnList,
-  decodeValue,
-  encodeValue,
-  quoteIdent,
-} from "./record-codec.ts";
+import { BOUND_COUNT, type ColumnValue, columnList, decodeValue, encodeValue } from "./record-codec.ts";
 
 type RecordMethods = Pick<
   StoreWriter,

@@ -16,8 +16,10 @@
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { ReadList, ReadNode, Slot } from "../read-tree.ts";
-import { buildPlan, orderClause } from "./list-plan.ts";
-import { BOUND_COUNT, type ColumnValue, quoteIdent } from "./record-codec.ts";
+import { buildPlan, orderClause } from "../sql/list-plan.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
+import { BOUND_COUNT, type ColumnValue } from "./record-codec.ts";
+import { sqliteDialect } from "./sqlite-dialect.ts";
 
 /** A bound value: a slot's (given per request) or a constant (a filter's). */
 export type Param = { slot: Slot } | { value: ColumnValue };
@@ -110,14 +112,14 @@ export function renderReadSql(tree: ReadNode, tableOf: (object: ObjectDef) => st
 
   /** FROM and WHERE of `list` over alias `a`, and its ORDER BY. */
   const from = (list: ReadList, a: string, order: readonly OrderTerm[] = list.order) => {
-    const plan = buildPlan(tableOf, list.filter, order, 0, a);
+    const plan = buildPlan(sqliteDialect, tableOf, list.filter, order, 0, a);
     const where = new Frag(
       plan.where,
       plan.params.map((value) => ({ value })),
     );
     return {
       from: sql`${table(list.object)} ${a} ${plan.joins.join(" ")} WHERE (${where})`,
-      orderBy: orderClause(plan.keys, order),
+      orderBy: orderClause(sqliteDialect, plan.keys, order),
     };
   };
   const column = (scope: Scope, field: FieldDef) => `${scope.record}.${quoteIdent(field.mapping)}`;

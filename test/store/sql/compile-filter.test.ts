@@ -1,17 +1,19 @@
-/** The SQLite filter compiler: WHERE text, bound params and joins for checked filters. */
+/** The filter compiler in SQLite's dialect: WHERE text, bound params and joins for checked filters. */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { prepareFilter } from "../../../api/eql/check-filter.ts";
 import type { ObjectDef } from "../../../api/model/catalogue.ts";
 import { makeField, standardObject } from "../../../api/model/field-factory.ts";
 import type { FieldValue } from "../../../api/model/record-values.ts";
-import { compileFilter, type SqlFilter } from "../../../api/store/sqlite/compile-filter.ts";
-import { createTableSql, encodeValue, quoteIdent } from "../../../api/store/sqlite/record-codec.ts";
+import { compileFilter, type SqlFilter } from "../../../api/store/sql/compile-filter.ts";
+import { quoteIdent } from "../../../api/store/sql/quote-ident.ts";
+import { type ColumnValue, createTableSql, encodeValue } from "../../../api/store/sqlite/record-codec.ts";
+import { sqliteDialect } from "../../../api/store/sqlite/sqlite-dialect.ts";
 import { TEST_CATALOGUE, testObject } from "../../eql/support/test-catalogue.ts";
 
 const NOW = Date.UTC(2024, 4, 1, 10);
-const compile = (filter: string, object = "Things"): SqlFilter =>
-  compileFilter(prepareFilter(filter, testObject(object), TEST_CATALOGUE), {
+const compile = (filter: string, object = "Things"): SqlFilter<ColumnValue> =>
+  compileFilter(prepareFilter(filter, testObject(object), TEST_CATALOGUE), sqliteDialect, {
     tableOf: (target) => `tenant1_${target.mapping}`,
     alias: "r",
     now: NOW,
@@ -91,7 +93,7 @@ describe("compileFilter", () => {
   test("identifiers are quoted", () => {
     const object = standardObject("Odd", "Odd", { Weird: { type: "string", mapping: 'we"ird' } });
     const catalogue = { tenantId: "t", version: 1, objects: [object] };
-    const sql = compileFilter(prepareFilter("Weird == 'a'", object, catalogue), {
+    const sql = compileFilter(prepareFilter("Weird == 'a'", object, catalogue), sqliteDialect, {
       tableOf: () => "odd",
       alias: 'a"b',
       now: 0,
@@ -103,7 +105,7 @@ describe("compileFilter", () => {
     const object = standardObject("Things2", "Thing", {});
     object.fields.push(makeField("Things2", "Custom", { type: "int", mapping: "__custom", custom: true }));
     const catalogue = { tenantId: "t", version: 1, objects: [object] };
-    const sql = compileFilter(prepareFilter("Custom >= 3", object, catalogue), {
+    const sql = compileFilter(prepareFilter("Custom >= 3", object, catalogue), sqliteDialect, {
       tableOf: (target) => target.mapping,
       alias: "x",
       now: 0,
@@ -116,7 +118,7 @@ describe("compileFilter", () => {
       mode: "extended",
     });
     expect(() =>
-      compileFilter(filter, { tableOf: (object) => object.mapping, alias: "r", now: 0 }),
+      compileFilter(filter, sqliteDialect, { tableOf: (object) => object.mapping, alias: "r", now: 0 }),
     ).toThrow();
   });
 });
