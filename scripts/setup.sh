@@ -1,5 +1,7 @@
 #!/bin/sh
-# Installs what the service needs and is missing: npm packages (Bun among them) and redis-server.
+# Installs what the service needs and is missing: npm packages (Bun among them) and redis-server; for
+# the tests, PostgreSQL too (the harness starts a private cluster from its binaries) unless
+# TEST_DATABASE_URL names a server.
 # Idempotent and quiet when everything is already there. Installs exactly the lockfile (npm ci), so
 # the tree stays clean; the lockfile carries every platform's optional packages.
 set -e
@@ -18,6 +20,23 @@ if { [ "$1" = "test" ] || [ -z "$REDIS_URL" ]; } && ! command -v redis-server >/
     apt-get install -y -qq --no-install-recommends redis-server >/dev/null
   else
     echo "setup: redis-server is missing: install it (Debian/Ubuntu: apt-get install redis-server) or set REDIS_URL." >&2
+    exit 1
+  fi
+fi
+
+if [ "$1" = "test" ] && [ -z "$TEST_DATABASE_URL" ] && [ -z "$PG_BIN" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing postgresql from Debian's packages…"
+    export DEBIAN_FRONTEND=noninteractive
+    # The tests start clusters of their own: no system cluster on port 5432 is wanted. A snippet in
+    # createcluster.d (which the packaged createcluster.conf includes) says so without touching
+    # the package's own configuration file.
+    mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.d/tds-no-main-cluster.conf
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+  else
+    echo "setup: PostgreSQL is missing: install it (Debian/Ubuntu: apt-get install postgresql), set PG_BIN to its binaries or TEST_DATABASE_URL to a server." >&2
     exit 1
   fi
 fi

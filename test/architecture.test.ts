@@ -86,6 +86,23 @@ describe("architecture", () => {
     expect(offences).toEqual([]);
   });
 
+  test("only the PostgreSQL engine (and the scripts, test and bench support around it) uses Bun's SQL client", async () => {
+    // Bun's SQL client is a driver like any other, though reachable without an import too (on the Bun global).
+    const allowed = ["api/store/postgres/", "scripts/private-postgres.ts", "test/support/", "bench/"];
+    const everything = [...new Glob("{api,dispatcher,common,scripts,test,bench}/**/*.ts").scanSync(root)];
+    const offences: string[] = [];
+    for (const file of everything) {
+      if (allowed.some((place) => (place.endsWith("/") ? file.startsWith(place) : file === place))) continue;
+      const text = await Bun.file(`${root}/${file}`).text();
+      const named = [...text.matchAll(/^import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+"bun"/gm)].some((m) =>
+        /\b(SQL|sql)\b/.test(m[1] ?? ""),
+      );
+      if (named || /\bBun\.(SQL|sql)\b/.test(text) || /^import\s+\*\s+as\s+\w+\s+from\s+"bun"/m.test(text))
+        offences.push(file);
+    }
+    expect(offences).toEqual([]);
+  });
+
   test("the layer table places every source file, and each place in one layer only", () => {
     expect(layers.length).toBeGreaterThanOrEqual(6);
     expect(sources.filter((file) => !placeOf(file))).toEqual([]);

@@ -6,8 +6,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { postgresBin } from "../../scripts/private-postgres.ts";
 
-export const PG_BIN = "/usr/lib/postgresql/15/bin";
 export const PEERS_DIR = new URL("../.peers/", import.meta.url).pathname;
 
 /**
@@ -39,7 +39,7 @@ function run(command: string[], what: string): void {
 export function ensureDebianPackages(): void {
   const missing = [
     { pkg: "wrk", present: Bun.which("wrk") !== null },
-    { pkg: "postgresql", present: existsSync(join(PG_BIN, "initdb")) },
+    { pkg: "postgresql", present: postgresBin() !== null },
     { pkg: "redis-server", present: Bun.which("redis-server") !== null },
   ].filter((p) => !p.present);
   if (missing.length === 0) return;
