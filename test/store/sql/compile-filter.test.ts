@@ -1,10 +1,14 @@
-/** The filter compiler in SQLite's dialect: WHERE text, bound params and joins for checked filters. */
+/**
+ * The filter compiler: WHERE text, bound params and joins for checked filters, in SQLite's dialect
+ * (and run there) and in PostgreSQL's (run by test/eql/postgres-differential.test.ts).
+ */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { prepareFilter } from "../../../api/eql/check-filter.ts";
 import type { ObjectDef } from "../../../api/model/catalogue.ts";
 import { makeField, standardObject } from "../../../api/model/field-factory.ts";
 import type { FieldValue } from "../../../api/model/record-values.ts";
+import { numberPlaceholders, postgresDialect } from "../../../api/store/postgres/postgres-dialect.ts";
 import { compileFilter, type SqlFilter } from "../../../api/store/sql/compile-filter.ts";
 import { quoteIdent } from "../../../api/store/sql/quote-ident.ts";
 import { type ColumnValue, createTableSql, encodeValue } from "../../../api/store/sqlite/record-codec.ts";
@@ -156,4 +160,40 @@ describe("the SQL runs in SQLite", () => {
     ["OwnerId IN (SELECT UID FROM Owners WHERE Name LIKE 'o%')", ["t1"]],
   ];
   test.each(RUNS)("%s", (filter, uids) => expect(run(filter)).toEqual(uids));
+});
+
+describe("compileFilter in PostgreSQL's dialect", () => {
+  const compilePostgres = (filter: string) => {
+    const sql = compileFilter(prepareFilter(filter, testObject("Things"), TEST_CATALOGUE), postgresDialect, {
+      tableOf: (target) => `tenant1_${target.mapping}`,
+      alias: "r",
+      now: NOW,
+    });
+    return { ...sql, where: postgresDialect.statement(sql.where) };
+  };
+  const POSTGRES_CASES: [filter: string, where: string, params: (string | number | boolean)[]][] = [
+    ["Name == 'x' AND Count < 5", '("r"."name" = $1 AND "r"."count" < $2)', ["x", 5]],
+    ["Flag == true", '"r"."flag" = $1', [true]],
+    ["Price >= 12.50", '"r"."price"::float8 >= $1', [12.5]],
+    ["At < NOW() - 1 h", '"r"."at" < $1', [NOW - 3_600_000]],
+    ["Name != null", '(NOT "r"."name" IS NULL)', []],
+    ["Count > null", "NULL::boolean", []],
+    ["Name NOTLIKE 'a\\%b%'", `(NOT "r"."name" ILIKE $1 ESCAPE E'\\\\')`, ["a\\%b%"]],
+    ["Count == Minutes", '"r"."count" IS NOT DISTINCT FROM "r"."minutes"', []],
+    ["Count != Price", '"r"."count" IS DISTINCT FROM "r"."price"::float8', []],
+    ["Tags INCLUDES ['red', 'Green']", '"r"."tags" && ARRAY[$1, $2]::text[]', ["red", "Green"]],
+    ["Kind IN ['Alpha', null]", '("r"."kind" IN ($1) OR "r"."kind" IS NULL)', ["Alpha"]],
+  ];
+  test.each(POSTGRES_CASES)("%s", (filter, where, params) => {
+    expect(compilePostgres(filter)).toEqual({ where, params, joins: [] });
+  });
+  test("placeholders are numbered in textual order, never inside quotes", () => {
+    expect(
+      numberPlaceholders(
+        `a = ? AND "we?ird" = ? AND b LIKE ? ESCAPE E'\\\\' AND c = '?''?' AND e = E'\\'?' OR d IN (?, ?)`,
+      ),
+    ).toBe(
+      `a = $1 AND "we?ird" = $2 AND b LIKE $3 ESCAPE E'\\\\' AND c = '?''?' AND e = E'\\'?' OR d IN ($4, $5)`,
+    );
+  });
 });
