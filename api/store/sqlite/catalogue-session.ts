@@ -2,21 +2,8 @@
 import type { Database } from "bun:sqlite";
 import { ConflictError } from "../../../common/errors.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { StoreWriter } from "../store.ts";
+import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
 import { addColumn, dropColumn, dropTable, ensureObjectTable, tableName } from "./catalogue-ddl.ts";
-
-type CatalogueMethods = Pick<
-  StoreWriter,
-  | "catalogueVersion"
-  | "loadCustomDefinitions"
-  | "ensureObjectStorage"
-  | "createCustomObject"
-  | "addCustomField"
-  | "deleteCustomObject"
-  | "deleteCustomField"
-  | "setObjectTracked"
-  | "bumpCatalogueVersion"
->;
 
 /** Runs `write`; a unique-constraint failure (a race lost to another writer) becomes a ConflictError. */
 function uniquely<T>(message: string, write: () => T): T {
@@ -32,7 +19,7 @@ function uniquely<T>(message: string, write: () => T): T {
 export function createCatalogueSession(
   db: Database,
   storageNo: (tenantId: string) => number,
-): CatalogueMethods {
+): CatalogueReader & CatalogueWriter {
   const q = {
     version: db.query<{ version: number }, [string]>(
       "SELECT version FROM catalogue_versions WHERE tenant_id = ?",

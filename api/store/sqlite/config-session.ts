@@ -1,6 +1,6 @@
 /** The config-variable part of a SQLite session. */
 import type { Database } from "bun:sqlite";
-import type { ConfigVariable, StoreWriter } from "../store.ts";
+import type { ConfigReader, ConfigVariable, ConfigWriter } from "../ports/config-port.ts";
 
 interface Row {
   tenant_id: string;
@@ -22,12 +22,7 @@ const toVariable = (row: Row): ConfigVariable => ({
   updatedAt: row.updated_at,
 });
 
-type ConfigMethods = Pick<
-  StoreWriter,
-  "listConfigVariables" | "findConfigVariable" | "putConfigVariable" | "deleteConfigVariable"
->;
-
-export function createConfigSession(db: Database): ConfigMethods {
+export function createConfigSession(db: Database): ConfigReader & ConfigWriter {
   const q = {
     list: db.query<Row, [string]>("SELECT * FROM config_variables WHERE tenant_id = ? ORDER BY key"),
     find: db.query<Row, [string, string]>("SELECT * FROM config_variables WHERE tenant_id = ? AND key = ?"),

@@ -10,22 +10,22 @@ import { filterNeeds } from "../../eql/filter-needs.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
-import type { ReadNode } from "../read-tree.ts";
-import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
-import { quoteIdent } from "../sql/quote-ident.ts";
 import {
   type JoinedLookup,
   type ListedRecord,
   LOOKUPS,
-  type StoreReader,
+  type RecordReader,
   type WithLookups,
-} from "../store.ts";
+} from "../ports/records-port.ts";
+import type { ReadNode } from "../read-tree.ts";
+import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
 import { BOUND_COUNT, type ColumnValue } from "./record-codec.ts";
 import { decodeColumns } from "./record-session.ts";
 import { type RenderedRead, renderReadSql } from "./render-json.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 
-type QueryMethods = Required<Pick<StoreReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;
+type QueryMethods = Required<Pick<RecordReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;
 /**
  * Rows are read as arrays (bun:sqlite's `values()`, cheaper than objects): the read shape's
  * columns, then the sort keys not among them. Never bigints or blobs: no column holds either.

@@ -1,41 +1,18 @@
 /**
- * The record part of a SQLite session: rows of the per-tenant object tables,
- * the change log and sequences. Statements are built from the catalogue
+ * The record part of a SQLite session: rows of the per-tenant object tables
+ * and sequences. Statements are built from the catalogue
  * (identifiers quoted) with every value bound, and cached by SQLite text.
  */
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { LoggedChange, RecordValues } from "../../model/record-values.ts";
+import type { RecordValues } from "../../model/record-values.ts";
+import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
-import { BOUND_COUNT, type ColumnValue, columnList, decodeValue, encodeValue } from "./record-codec.ts";
+import { type ColumnValue, columnList, decodeValue, encodeValue } from "./record-codec.ts";
 
-type RecordMethods = Pick<
-  StoreWriter,
-  | "findRecords"
-  | "findRecordByValue"
-  | "countReferencing"
-  | "readChanges"
-  | "insertRecord"
-  | "updateRecord"
-  | "deleteRecord"
-  | "nextSequenceValue"
-  | "appendChanges"
->;
-
-interface ChangeRow {
-  position: number;
-  tenant_id: string;
-  object_name: string;
-  operation: LoggedChange["operation"];
-  uid: string;
-  before: string | null;
-  after: string | null;
-  mutation_id: string;
-  sequence: number;
-  committed_at: number;
-}
+type RecordMethods = Pick<RecordReader, "findRecords" | "findRecordByValue" | "countReferencing"> &
+  RecordWriter;
 
 /** Columns `start`, `start + 1`, … of a row read as an array → record values of `fields`, in that order. */
 export function decodeColumns(
@@ -58,13 +35,6 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
     sequence: db.query<{ value: number }, [string, string]>(
       `INSERT INTO sequences (tenant_id, name, value) VALUES (?, ?, 1)
        ON CONFLICT (tenant_id, name) DO UPDATE SET value = value + 1 RETURNING value`,
-    ),
-    append: db.query(
-      `INSERT INTO change_log (tenant_id, object_name, operation, uid, before, after, mutation_id, sequence, committed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    changes: db.query<ChangeRow, [number, number]>(
-      `SELECT * FROM change_log WHERE position > ? ORDER BY position LIMIT ${BOUND_COUNT}`,
     ),
   };
 
@@ -89,20 +59,6 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
       const sql = `SELECT count(*) AS n FROM ${table(tenantId, source)} WHERE ${column(field)} = ?`;
       return db.query<{ n: number }, [string]>(sql).get(uid)?.n ?? 0;
     },
-    async readChanges(afterPosition, limit) {
-      return q.changes.all(afterPosition, limit).map((row) => ({
-        position: row.position,
-        tenantId: row.tenant_id,
-        objectName: row.object_name,
-        operation: row.operation,
-        uid: row.uid,
-        before: row.before === null ? null : (JSON.parse(row.before) as RecordValues),
-        after: row.after === null ? null : (JSON.parse(row.after) as RecordValues),
-        mutationId: row.mutation_id,
-        sequence: row.sequence,
-        committedAt: row.committed_at,
-      }));
-    },
     async insertRecord(tenantId, object, values) {
       const columns = object.fields.map(column).join(", ");
       const marks = object.fields.map(() => "?").join(", ");
@@ -120,20 +76,5 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
       db.query(`DELETE FROM ${table(tenantId, object)} WHERE uid = ?`).run(uid);
     },
     nextSequenceValue: async (tenantId, name) => q.sequence.get(tenantId, name)?.value ?? 1,
-    async appendChanges(entries) {
-      for (const entry of entries) {
-        q.append.run(
-          entry.tenantId,
-          entry.objectName,
-          entry.operation,
-          entry.uid,
-          entry.before === null ? null : JSON.stringify(entry.before),
-          entry.after === null ? null : JSON.stringify(entry.after),
-          entry.mutationId,
-          entry.sequence,
-          entry.committedAt,
-        );
-      }
-    },
   };
 }

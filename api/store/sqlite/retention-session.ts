@@ -4,9 +4,7 @@
  * runs in its caller's unit of work, so the store's writers wait one step at most).
  */
 import type { Database } from "bun:sqlite";
-import type { DeliveryAge, StoreWriter } from "../store.ts";
-
-type RetentionMethods = Pick<StoreWriter, "pruneDeliveries" | "pruneChanges">;
+import type { DeliveryAge, RetentionWriter } from "../ports/retention-port.ts";
 
 interface AgedDeliveryRow {
   tenant_id: string;
@@ -18,7 +16,7 @@ interface AgedDeliveryRow {
 
 const START: DeliveryAge = { createdAt: Number.NEGATIVE_INFINITY, id: "" };
 
-export function createRetentionSession(db: Database): RetentionMethods {
+export function createRetentionSession(db: Database): RetentionWriter {
   const q = {
     // Along deliveries_by_age: only deliveries created before the cut-off are read.
     aged: db.query<AgedDeliveryRow, [number, string, number, number]>(

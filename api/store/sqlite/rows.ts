@@ -1,5 +1,5 @@
 /** Row shapes of the SQLite tables and their mapping to the store's records. */
-import type { Role, Tenant, TokenRecord, User } from "../store.ts";
+import type { Role, Tenant, TokenRecord, User } from "../ports/identity-port.ts";
 
 export interface TenantRow {
   id: string;

@@ -4,104 +4,30 @@
  * work). Statements are prepared once per connection and reused.
  */
 import type { Database } from "bun:sqlite";
-import type { StoreWriter, Tenant, TokenRecord, User } from "../store.ts";
+import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
 import { createCatalogueSession } from "./catalogue-session.ts";
+import { createChangeLogSession } from "./change-log-session.ts";
 import { createConfigSession } from "./config-session.ts";
+import { createDeliveryLogSession } from "./delivery-log-session.ts";
+import { createIdentitySession } from "./identity-session.ts";
 import { createQuerySession } from "./query-records.ts";
 import { createRecordSession } from "./record-session.ts";
 import { createRetentionSession } from "./retention-session.ts";
-import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
 import { createWebhookSession } from "./webhook-session.ts";
 
+/** Every aggregate's part over `db`, as one writer (the reader connection's session is used for reads only). */
 export function createSqliteSession(db: Database): StoreWriter {
-  const q = {
-    tenantById: db.query<TenantRow, [string]>("SELECT * FROM tenants WHERE id = ?"),
-    tenantByName: db.query<TenantRow, [string]>("SELECT * FROM tenants WHERE name = ?"),
-    tenants: db.query<TenantRow, []>("SELECT * FROM tenants ORDER BY created_at, id"),
-    user: db.query<UserRow, [string, string]>("SELECT * FROM users WHERE tenant_id = ? AND id = ?"),
-    userByName: db.query<UserRow, [string, string]>(
-      "SELECT * FROM users WHERE tenant_id = ? AND username = ?",
-    ),
-    token: db.query<TokenRow, [string, string]>("SELECT * FROM tokens WHERE tenant_id = ? AND jti = ?"),
-    tokens: db.query<TokenRow, [string]>("SELECT * FROM tokens WHERE tenant_id = ? ORDER BY created_at, jti"),
-    insertTenant: db.query(
-      `INSERT INTO tenants (id, name, created_at, storage_no)
-       VALUES (?, ?, ?, (SELECT coalesce(max(storage_no), 0) + 1 FROM tenants))`,
-    ),
-    storageNo: db.query<{ storage_no: number }, [string]>("SELECT storage_no FROM tenants WHERE id = ?"),
-    insertUser: db.query(
-      `INSERT INTO users (tenant_id, id, username, email, first_name, last_name, roles, is_active, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    insertToken: db.query(
-      `INSERT INTO tokens (tenant_id, jti, user_id, roles, description, created_at, expires_at, revoked_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    revokeToken: db.query(
-      "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE tenant_id = ? AND jti = ?",
-    ),
-  };
-
-  // A tenant's storage number never changes once given.
-  const storageNos = new Map<string, number>();
-  const storageNo = (tenantId: string): number => {
-    let no = storageNos.get(tenantId);
-    if (no === undefined) {
-      no = q.storageNo.get(tenantId)?.storage_no;
-      if (no === undefined) throw new Error(`no tenant ${tenantId}`);
-      storageNos.set(tenantId, no);
-    }
-    return no;
-  };
-
+  const { storageNo, ...identity } = createIdentitySession(db);
   return {
+    ...identity,
     ...createCatalogueSession(db, storageNo),
     ...createRecordSession(db, storageNo),
-    ...createConfigSession(db),
-    ...createWebhookSession(db),
-    ...createRetentionSession(db),
     ...createQuerySession(db, (tenantId, object) => tableName(storageNo(tenantId), object)),
-    findTenantById: async (tenantId) => mapOrNull(q.tenantById.get(tenantId), toTenant),
-    findTenantByName: async (name) => mapOrNull(q.tenantByName.get(name), toTenant),
-    listTenants: async () => q.tenants.all().map(toTenant),
-    findUser: async (tenantId, userId) => mapOrNull(q.user.get(tenantId, userId), toUser),
-    findUserByUsername: async (tenantId, username) => mapOrNull(q.userByName.get(tenantId, username), toUser),
-    findToken: async (tenantId, jti) => mapOrNull(q.token.get(tenantId, jti), toToken),
-    listTokens: async (tenantId) => q.tokens.all(tenantId).map(toToken),
-
-    insertTenant: async (tenant: Tenant) => {
-      q.insertTenant.run(tenant.id, tenant.name, tenant.createdAt);
-    },
-    insertUser: async (user: User) => {
-      q.insertUser.run(
-        user.tenantId,
-        user.id,
-        user.username,
-        user.email,
-        user.firstName,
-        user.lastName,
-        JSON.stringify(user.roles),
-        user.isActive ? 1 : 0,
-        user.createdAt,
-      );
-    },
-    insertToken: async (token: TokenRecord) => {
-      q.insertToken.run(
-        token.tenantId,
-        token.jti,
-        token.userId,
-        JSON.stringify(token.roles),
-        token.description,
-        token.createdAt,
-        token.expiresAt,
-        token.revokedAt,
-      );
-    },
-    revokeToken: async (tenantId, jti, at) => q.revokeToken.run(at, tenantId, jti).changes > 0,
+    ...createChangeLogSession(db),
+    ...createWebhookSession(db),
+    ...createConfigSession(db),
+    ...createDeliveryLogSession(db),
+    ...createRetentionSession(db),
   };
-}
-
-function mapOrNull<R, T>(row: R | null, map: (row: R) => T): T | null {
-  return row === null ? null : map(row);
 }

@@ -1,0 +1,72 @@
+/**
+ * The identity aggregate of the store port: tenants, their users and the
+ * metadata of the tokens issued to them. Tenants are global; users and tokens
+ * belong to one tenant and are always looked up with it.
+ */
+
+export const ROLES = ["administrator", "scheduler", "resource"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Tenant {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface User {
+  id: string;
+  tenantId: string;
+  username: string;
+  email: string;
+  firstName: string | null;
+  lastName: string;
+  roles: Role[];
+  isActive: boolean;
+  createdAt: number;
+}
+
+/** A token's metadata. The token text itself is never stored. */
+export interface TokenRecord {
+  jti: string;
+  tenantId: string;
+  userId: string;
+  roles: Role[];
+  description: string | null;
+  createdAt: number;
+  /** ms since the epoch, or null for a long-lived token. */
+  expiresAt: number | null;
+  revokedAt: number | null;
+}
+
+/** Reads of tenants, users and tokens. */
+export interface IdentityReader {
+  /** The tenant with this id, or null. */
+  findTenantById(tenantId: string): Promise<Tenant | null>;
+  /** The tenant with this name, compared without regard to ASCII case; null when none. */
+  findTenantByName(name: string): Promise<Tenant | null>;
+  /** Every tenant, oldest first (`createdAt`, then `id`). */
+  listTenants(): Promise<Tenant[]>;
+  /** The tenant's user with this id, or null (a user of another tenant is not found). */
+  findUser(tenantId: string, userId: string): Promise<User | null>;
+  /** The tenant's user with this username, compared without regard to ASCII case; null when none. */
+  findUserByUsername(tenantId: string, username: string): Promise<User | null>;
+  /** The tenant's token with this id, or null (a token of another tenant is not found). */
+  findToken(tenantId: string, jti: string): Promise<TokenRecord | null>;
+  /** The tenant's tokens, oldest first (`createdAt`, then `jti`), revoked ones included. */
+  listTokens(tenantId: string): Promise<TokenRecord[]>;
+}
+
+/** Writes of tenants, users and tokens (inside a unit of work). */
+export interface IdentityWriter {
+  /** Adds a tenant. Its name is unique without regard to ASCII case: a second one fails the unit of work. */
+  insertTenant(tenant: Tenant): Promise<void>;
+  /** Adds a user to an existing tenant; the username is unique in the tenant, without regard to ASCII case. */
+  insertUser(user: User): Promise<void>;
+  /** Adds a token's metadata to an existing tenant. */
+  insertToken(token: TokenRecord): Promise<void>;
+  /**
+   * Marks a token revoked at `at`, keeping the first revocation time when it is revoked again;
+   * false when the tenant has no such token.
+   */
+  revokeToken(tenantId: string, jti: string, at: number): Promise<boolean>;
+}

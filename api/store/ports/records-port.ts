@@ -1,0 +1,122 @@
+/**
+ * The records aggregate of the store port: a tenant's records of each object
+ * (standard and custom), read by UID, by value, as filtered and ordered pages,
+ * as children of many parents at once, or as a whole answer's JSON; and the
+ * tenant's named sequences.
+ */
+import type { CheckedFilter } from "../../eql/checked-filter.ts";
+import type { OrderTerm } from "../../eql/parse-order-by.ts";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import type { FieldValue, RecordValues } from "../../model/record-values.ts";
+import type { ReadNode, ReadValue } from "../read-tree.ts";
+
+/**
+ * A to-one lookup read together with the records (a LEFT JOIN), instead of by a second query:
+ * the records' `reference`, and the fields of its `target` to read (UID among them).
+ */
+export interface JoinedLookup {
+  reference: FieldDef;
+  target: ObjectDef;
+  fields: readonly FieldDef[];
+}
+
+/**
+ * Where a record read with joined lookups carries what they found, by reference field name:
+ * the target record, or null when the reference is empty or points at nothing.
+ */
+export const LOOKUPS: unique symbol = Symbol("joined lookups");
+export type WithLookups = RecordValues & { [LOOKUPS]?: Record<string, RecordValues | null> };
+
+/** A page of records: filtered, ordered (UID last), after a keyset position, skipping `offset`. */
+export interface ListQuery {
+  filter: CheckedFilter | null;
+  order: readonly OrderTerm[];
+  /** Sort-key values of the row to start after (from a cursor), or null. */
+  after: readonly (string | number | null)[] | null;
+  offset: number;
+  limit: number;
+  /** What NOW() means, ms since the epoch. */
+  now: number;
+  /** Read only these fields (UID always); every field when absent. */
+  fields?: readonly FieldDef[];
+  /** To-one lookups to read in the same statement. */
+  lookups?: readonly JoinedLookup[];
+}
+
+/** A listed record with its sort-key values (what its cursor encodes). */
+export interface ListedRecord {
+  values: RecordValues;
+  sortKey: (string | number | null)[];
+}
+
+/** Records related to several parents at once: children whose `reference` points at one of `parentUids`. */
+export interface RelatedQuery {
+  filter: CheckedFilter | null;
+  order: readonly OrderTerm[];
+  /** At most this many children per parent. */
+  limit: number;
+  now: number;
+  /** Read only these fields (UID and the reference always); every field when absent. */
+  fields?: readonly FieldDef[];
+  /** To-one lookups to read in the same statement. */
+  lookups?: readonly JoinedLookup[];
+}
+
+/** Reads of records. */
+export interface RecordReader {
+  /**
+   * The records of `object` with these UIDs (those that exist, in no particular order),
+   * with only `fields` (UID always) when given.
+   */
+  findRecords(
+    tenantId: string,
+    object: ObjectDef,
+    uids: readonly string[],
+    fields?: readonly FieldDef[],
+  ): Promise<RecordValues[]>;
+  /** A record whose `field` equals `value`, other than `exceptUid`; null when none. */
+  findRecordByValue(
+    tenantId: string,
+    object: ObjectDef,
+    field: FieldDef,
+    value: FieldValue,
+    exceptUid?: string,
+  ): Promise<RecordValues | null>;
+  /** How many records of `source` point at `uid` through its reference `field`. */
+  countReferencing(tenantId: string, source: ObjectDef, field: FieldDef, uid: string): Promise<number>;
+  /** A page of the records of `object` (see ListQuery), each with its sort-key values. */
+  listRecords(tenantId: string, object: ObjectDef, query: ListQuery): Promise<ListedRecord[]>;
+  /** How many records of `object` the filter keeps (all of them when null). */
+  countRecords(
+    tenantId: string,
+    object: ObjectDef,
+    filter: CheckedFilter | null,
+    now: number,
+  ): Promise<number>;
+  /** One query for all parents: children of `object` whose `reference` is in `parentUids`. */
+  listRelated(
+    tenantId: string,
+    object: ObjectDef,
+    reference: FieldDef,
+    parentUids: readonly string[],
+    query: RelatedQuery,
+  ): Promise<RecordValues[]>;
+  /**
+   * The JSON text of the answer `tree` describes, with `values` in its slots, read in one go.
+   * Optional: an engine without it answers through the other reads. Throws when a record breaks
+   * what the tree promises (a null where it says a value), so the caller can answer the long way.
+   */
+  readJson?(tenantId: string, tree: ReadNode, values: readonly ReadValue[]): Promise<string>;
+}
+
+/** Writes of records and sequences (inside a unit of work). */
+export interface RecordWriter {
+  /** Inserts a record with all of `object`'s fields (absent ones null). */
+  insertRecord(tenantId: string, object: ObjectDef, values: RecordValues): Promise<void>;
+  /** Sets the given fields of the record `uid`. */
+  updateRecord(tenantId: string, object: ObjectDef, uid: string, values: RecordValues): Promise<void>;
+  /** Deletes the record `uid` of `object`; a missing one is no error. */
+  deleteRecord(tenantId: string, object: ObjectDef, uid: string): Promise<void>;
+  /** The next value (1, 2, ...) of the tenant's sequence `name`; never reused, even after a rollback elsewhere commits. */
+  nextSequenceValue(tenantId: string, name: string): Promise<number>;
+}

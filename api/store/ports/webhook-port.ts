@@ -1,0 +1,47 @@
+/** The webhook aggregate of the store port: a tenant's webhook definitions and their set's version. */
+
+/** A stored webhook; `secret` is sealed (encrypted), never the plaintext. */
+export interface WebhookRecord {
+  tenantId: string;
+  id: string;
+  name: string;
+  url: string;
+  type: "graphql";
+  query: string;
+  headers: Record<string, string>;
+  secret: string;
+  enabled: boolean;
+  disabledReason: string | null;
+  /** Increases with every replacement; compiled subscriptions are cached by it. */
+  version: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** Reads of a tenant's webhooks. */
+export interface WebhookReader {
+  /** The tenant's webhooks, oldest first (`createdAt`, then `id`). */
+  listWebhooks(tenantId: string): Promise<WebhookRecord[]>;
+  /**
+   * Changes (grows) whenever any of the tenant's webhooks is added, changed or deleted, by any
+   * process; 0 before its first webhook.
+   */
+  webhookSetVersion(tenantId: string): Promise<number>;
+  /** The tenant's webhook with this id, or null. */
+  findWebhook(tenantId: string, id: string): Promise<WebhookRecord | null>;
+  /** The tenant's webhook with this name, compared without regard to ASCII case; null when none. */
+  findWebhookByName(tenantId: string, name: string): Promise<WebhookRecord | null>;
+}
+
+/** Writes of webhooks (inside a unit of work); each one moves `webhookSetVersion` on. */
+export interface WebhookWriter {
+  /** Adds a webhook as given (its `version` included). */
+  insertWebhook(webhook: WebhookRecord): Promise<void>;
+  /**
+   * Replaces the definition (name, url, query, headers, enabled, disabledReason, updatedAt) of
+   * the tenant's webhook `webhook.id` and bumps its version; the secret and creation time stay.
+   */
+  replaceWebhook(webhook: WebhookRecord): Promise<void>;
+  /** Deletes the tenant's webhook; false when it has none with this id. */
+  deleteWebhook(tenantId: string, id: string): Promise<boolean>;
+}

@@ -1,0 +1,124 @@
+/** The delivery-log part of a SQLite session: the deliveries the change feed logs and the attempts the dispatcher logs. */
+import type { Database } from "bun:sqlite";
+import type {
+  DeliveryAttempt,
+  DeliveryLogReader,
+  DeliveryLogWriter,
+  DeliveryRecord,
+} from "../ports/delivery-log-port.ts";
+import { BOUND_COUNT } from "./record-codec.ts";
+
+interface DeliveryRow {
+  tenant_id: string;
+  id: string;
+  webhook_id: string;
+  mutation_id: string;
+  part: number;
+  status: DeliveryRecord["status"];
+  body: string;
+  attempts: number;
+  committed_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
+  tenantId: row.tenant_id,
+  id: row.id,
+  webhookId: row.webhook_id,
+  mutationId: row.mutation_id,
+  part: row.part,
+  status: row.status,
+  body: row.body,
+  attempts: row.attempts,
+  committedAt: row.committed_at,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
+
+const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
+  attempt: row.attempt,
+  startedAt: row.started_at,
+  durationMs: row.duration_ms,
+  statusCode: row.status_code,
+  responseBody: row.response_body,
+  error: row.error,
+});
+
+export function createDeliveryLogSession(db: Database): DeliveryLogReader & DeliveryLogWriter {
+  const q = {
+    findDelivery: db.query<DeliveryRow, [string, string]>(
+      "SELECT * FROM deliveries WHERE tenant_id = ? AND id = ?",
+    ),
+    insertDelivery: db.query(
+      `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, part, status, body, attempts, committed_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ),
+    reset: db.query(
+      "UPDATE deliveries SET status = 'pending', updated_at = ? WHERE tenant_id = ? AND id = ?",
+    ),
+  };
+
+  return {
+    async listDeliveries(tenantId, webhookId, query) {
+      const where = ["tenant_id = ?", "webhook_id = ?"];
+      const params: (string | number)[] = [tenantId, webhookId];
+      if (query.status) where.push("status = ?") && params.push(query.status);
+      if (query.since !== undefined) where.push("created_at >= ?") && params.push(query.since);
+      if (query.until !== undefined) where.push("created_at < ?") && params.push(query.until);
+      if (query.before) {
+        where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+        params.push(query.before.createdAt, query.before.createdAt, query.before.id);
+      }
+      const sql = `SELECT * FROM deliveries WHERE ${where.join(" AND ")} ORDER BY created_at DESC, id DESC LIMIT ${BOUND_COUNT}`;
+      return db
+        .query<DeliveryRow, (string | number)[]>(sql)
+        .all(...params, query.limit)
+        .map(toDelivery);
+    },
+    findDelivery: async (tenantId, id) => {
+      const row = q.findDelivery.get(tenantId, id);
+      return row ? toDelivery(row) : null;
+    },
+    async listAttempts(tenantId, deliveryIds) {
+      const attempts = new Map<string, DeliveryAttempt[]>();
+      if (deliveryIds.length === 0) return attempts;
+      const marks = deliveryIds.map(() => "?").join(", ");
+      const sql = `SELECT * FROM delivery_attempts WHERE tenant_id = ? AND delivery_id IN (${marks}) ORDER BY attempt`;
+      for (const row of db.query<AttemptRow, string[]>(sql).all(tenantId, ...deliveryIds)) {
+        attempts.set(row.delivery_id, [...(attempts.get(row.delivery_id) ?? []), toAttempt(row)]);
+      }
+      return attempts;
+    },
+    insertDeliveries: async (deliveries) => {
+      for (const d of deliveries) {
+        q.insertDelivery.run(
+          d.tenantId,
+          d.id,
+          d.webhookId,
+          d.mutationId,
+          d.part,
+          d.status,
+          d.body,
+          d.attempts,
+          d.committedAt,
+          d.createdAt,
+          d.updatedAt,
+        );
+      }
+    },
+    resetDelivery: async (tenantId, id, at) => {
+      q.reset.run(at, tenantId, id);
+    },
+  };
+}
