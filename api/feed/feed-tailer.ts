@@ -13,7 +13,7 @@
  * entries again, which consumers bear (see `FeedConsumer`).
  */
 import { describeError, type Logger } from "../../common/log.ts";
-import type { LoggedChange } from "../model/record-values.ts";
+import type { FeedCursor, LoggedChange } from "../model/record-values.ts";
 import type { Store, StoreWriter } from "../store/store.ts";
 import type { FeedBatch, FeedConsumer } from "./feed-consumer.ts";
 import type { Lease } from "./feed-lease.ts";
@@ -33,8 +33,8 @@ export interface FeedTailerDeps {
   saveEveryMs?: number;
 }
 
-/** A place in the change log: after the entry at this position. */
-type Position = number;
+/** A place in the change log: the store's cursor just past an entry (null, where allowed: the log's start). */
+type Position = FeedCursor;
 
 /** The change log entries split into mutations, in commit order. */
 function byMutation(entries: readonly LoggedChange[]): LoggedChange[][] {
@@ -68,15 +68,16 @@ export function createFeedTailer(deps: FeedTailerDeps) {
   // The consumer at work, named in the log line when it fails.
   let consuming: string | null = null;
 
-  // The only lines that know how the store reads and keeps a position (the port is to hand out cursors).
-  const readAfter = (position: Position, limit: number) => store.readChanges(position, limit);
-  const positionOf = (entry: LoggedChange): Position => entry.position;
-  const storedPosition = (): Promise<Position> => store.feedPosition(name);
+  // The only lines that know how the store reads and keeps a position: as cursors it hands out.
+  const readAfter = async (position: Position | null, limit: number) =>
+    (await store.readChanges(position, limit)).entries;
+  const positionOf = (entry: LoggedChange): Position => entry.cursor;
+  const storedPosition = (): Promise<Position | null> => store.feedPosition(name);
   const writePosition = (tx: StoreWriter, position: Position, at: number) =>
     tx.setFeedPosition(name, position, at);
 
   /** Entries after the position, whole mutations only. */
-  async function readBatch(position: Position): Promise<LoggedChange[]> {
+  async function readBatch(position: Position | null): Promise<LoggedChange[]> {
     for (let limit = batchSize; ; limit *= 2) {
       const entries = await readAfter(position, limit);
       if (entries.length < limit) return entries;

@@ -38,7 +38,17 @@ export interface ChangeEntry {
   committedAt: number;
 }
 
-/** A change-log entry as read back, with its position in commit order. */
+declare const feedCursorBrand: unique symbol;
+
+/**
+ * A place in the change log, made by the store engine that keeps the log: opaque text that a
+ * change-feed reader saves and hands back as it is. What it holds (a number, a resume token, a
+ * position per partition) is the engine's business: outside the engine a cursor is never parsed,
+ * compared or computed with, only stored and passed back (see the store's change-log port).
+ */
+export type FeedCursor = string & { readonly [feedCursorBrand]: true };
+
+/** A change-log entry as read back, with the cursor just past it (reading after it goes on with the next). */
 export interface LoggedChange extends ChangeEntry {
-  position: number;
+  cursor: FeedCursor;
 }

@@ -132,8 +132,11 @@ describe("one write is one unit of work, logged in the change log", () => {
     expect(entries[2]?.after?.JobAllocationCount).toBe(1);
     expect(entries[3]?.before?.Description).toBe("Fix");
     expect(entries[3]?.after?.Description).toBe("Fix the boiler");
-    const positions = entries.map((e) => (e as { position: number }).position);
-    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    // The mutation's entries are contiguous in the whole log, in the order it made them.
+    const log = (await t.store.readChanges(null, 100_000)).entries;
+    const at = log.findIndex((e) => e.mutationId === entries[0]?.mutationId);
+    expect(log.slice(at, at + entries.length)).toEqual(entries);
+    expect(entries.map((e) => e.sequence)).toEqual(entries.map((_, i) => i));
     const [job] = await storedRecords(t, acme.tenant.id, "Jobs", [jobId as string]);
     expect(job?.JobAllocationCount).toBe(1);
   });

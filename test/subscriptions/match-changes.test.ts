@@ -7,7 +7,12 @@ import { prepareFilter } from "../../api/eql/check-filter.ts";
 import { assembleCatalogue } from "../../api/model/assemble-catalogue.ts";
 import { findObject, type ObjectDef } from "../../api/model/catalogue.ts";
 import { makeField } from "../../api/model/field-factory.ts";
-import type { ChangeOperation, LoggedChange, RecordValues } from "../../api/model/record-values.ts";
+import type {
+  ChangeOperation,
+  FeedCursor,
+  LoggedChange,
+  RecordValues,
+} from "../../api/model/record-values.ts";
 import { type MatchContext, matchChanges } from "../../api/subscriptions/match-changes.ts";
 import type { Member, Subscription } from "../../api/subscriptions/subscription.ts";
 
@@ -96,7 +101,8 @@ function mutation(
     mutationId: "m1",
     sequence,
     committedAt: COMMITTED_AT,
-    position: 100 + sequence,
+    // The matcher never reads it: any text stands in for a cursor the store would make.
+    cursor: `cursor-${sequence}` as FeedCursor,
     ...change,
   }));
 }

@@ -22,5 +22,5 @@ export async function storedRecords(t: TestApp, tenantId: string, objectName: st
 
 /** Every change-log entry of a tenant, in commit order. */
 export async function changeLog(t: TestApp, tenantId: string) {
-  return (await t.store.readChanges(0, 100_000)).filter((entry) => entry.tenantId === tenantId);
+  return (await t.store.readChanges(null, 100_000)).entries.filter((entry) => entry.tenantId === tenantId);
 }

@@ -24,7 +24,10 @@ export interface RetentionWriter {
   pruneDeliveries(before: number, limit: number, after: DeliveryAge | null): Promise<DeliveryPruneStep>;
   /**
    * Deletes at most `limit` of the oldest change-log entries committed before `before` that every
-   * change-feed reader has passed; returns how many.
+   * change-feed reader (every name with a saved cursor) has passed; returns how many. How it
+   * knows what a reader has passed is the engine's business (it made the cursors): with no reader
+   * saved, or one saved at the log's start, nothing has been passed. Commit times come from the
+   * writers' clocks: an entry older than `before` committed after a newer one waits behind it.
    */
   pruneChanges(before: number, limit: number): Promise<number>;
 }

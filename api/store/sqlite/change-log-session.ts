@@ -1,7 +1,11 @@
-/** The change-log part of a SQLite session: the outbox mutations append to, and the feed readers' positions. */
+/**
+ * The change-log part of a SQLite session: the outbox mutations append to, and the feed readers'
+ * saved positions, handed out as cursors (feed-cursor.ts).
+ */
 import type { Database } from "bun:sqlite";
 import type { LoggedChange, RecordValues } from "../../model/record-values.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
+import { decodeCursor, encodeCursor, savedCursor } from "./feed-cursor.ts";
 import { BOUND_COUNT } from "./record-codec.ts";
 
 interface ChangeRow {
@@ -34,9 +38,9 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
   };
 
   return {
-    async readChanges(afterPosition, limit) {
-      return q.changes.all(afterPosition, limit).map((row) => ({
-        position: row.position,
+    async readChanges(after, limit) {
+      const entries = q.changes.all(decodeCursor(after), limit).map((row) => ({
+        cursor: encodeCursor(row.position),
         tenantId: row.tenant_id,
         objectName: row.object_name,
         operation: row.operation,
@@ -47,8 +51,9 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
         sequence: row.sequence,
         committedAt: row.committed_at,
       }));
+      return { entries, next: entries.at(-1)?.cursor ?? after };
     },
-    feedPosition: async (name) => q.position.get(name)?.position ?? 0,
+    feedPosition: async (name) => savedCursor(q.position.get(name)?.position ?? 0),
     async appendChanges(entries) {
       for (const entry of entries) {
         q.append.run(
@@ -65,7 +70,7 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
       }
     },
     setFeedPosition: async (name, position, at) => {
-      q.setPosition.run(name, position, at);
+      q.setPosition.run(name, decodeCursor(position), at);
     },
   };
 }
