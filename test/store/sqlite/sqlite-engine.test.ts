@@ -1,21 +1,11 @@
+/** What only the SQLite engine does (the port's contracts are in ../store-conformance.test.ts). */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MIGRATIONS, migrate } from "../../api/store/sqlite/migrations.ts";
-import { openSqliteStore } from "../../api/store/sqlite/sqlite-store.ts";
-import { describeStoreConformance } from "./store-conformance.ts";
-
-let dir = "";
-describeStoreConformance("sqlite", {
-  async open() {
-    dir = mkdtempSync(join(tmpdir(), "tds-store-"));
-    return openSqliteStore(join(dir, "store.sqlite"));
-  },
-  reopen: async () => openSqliteStore(join(dir, "store.sqlite")),
-  cleanup: async () => rmSync(dir, { recursive: true, force: true }),
-});
+import { MIGRATIONS, migrate } from "../../../api/store/sqlite/migrations.ts";
+import { openSqliteStore } from "../../../api/store/sqlite/sqlite-store.ts";
 
 describe("sqlite engine specifics", () => {
   test("runs in WAL mode", () => {
