@@ -64,9 +64,25 @@ export interface StoreWriter
 export interface UnitOfWorkPort {
   readonly engine: "sqlite" | "mongodb";
   /**
-   * Runs `work` in one transaction: everything it writes commits together when
-   * it resolves, and nothing is kept when it throws (the error is rethrown).
-   * Units of work never interleave their writes.
+   * Runs `work` as one serializable transaction and resolves to what it returned, once committed:
+   * everything it wrote commits together, and nothing is kept when it throws (the error is
+   * rethrown as thrown).
+   *
+   * Serializable: the units of work that commit have the outcome they would have had one at a
+   * time, in some order. So a check and the write it allows, made in one unit of work (a unique
+   * value looked up then inserted, a reference counted then its target deleted, the catalogue
+   * read then changed), hold against every concurrent unit of work: the engine serializes them,
+   * or fails one and runs it again.
+   *
+   * May be re-run: to get there an engine may call `work` more than once, each time with a fresh
+   * `tx` and nothing of the earlier runs kept (a serialization failure, a transient error). So
+   * `work` builds all its state inside the closure, reads only through `tx`, and has no effect
+   * outside its transaction: no jobs queued, caches filled, requests sent or variables outside
+   * it changed; those belong after the unit of work resolves. `work` never starts another unit
+   * of work (it passes `tx` on instead). An engine that runs units of work one at a time (SQLite)
+   * runs each once.
+   *
+   * Reads outside the unit of work never see its writes before it commits.
    */
   unitOfWork<T>(work: (tx: StoreWriter) => Promise<T>): Promise<T>;
   /**

@@ -6,6 +6,7 @@
 import { describe } from "bun:test";
 import { describeChangeLog } from "./conformance/change-log.ts";
 import { describeIdentity } from "./conformance/identity.ts";
+import { describeSerializable } from "./conformance/serializable.ts";
 import { useStoreUnderTest } from "./conformance/store-under-test.ts";
 import { describeUnitOfWork } from "./conformance/unit-of-work.ts";
 import { chosenEngine } from "./engines.ts";
@@ -16,6 +17,7 @@ const called = new Set<string>();
 describe(`store conformance (${engine.name})`, () => {
   const sut = useStoreUnderTest(engine.name, engine.open, called);
   describeUnitOfWork(sut);
+  describeSerializable(sut);
   describeIdentity(sut);
   describeChangeLog(sut);
 });

@@ -30,6 +30,7 @@ export type WithLookups = RecordValues & { [LOOKUPS]?: Record<string, RecordValu
 /** A page of records: filtered, ordered (UID last), after a keyset position, skipping `offset`. */
 export interface ListQuery {
   filter: CheckedFilter | null;
+  /** Never empty: ends with `UID ASC`, as `parseOrderBy` makes it, so that pages never overlap. */
   order: readonly OrderTerm[];
   /** Sort-key values of the row to start after (from a cursor), or null. */
   after: readonly (string | number | null)[] | null;

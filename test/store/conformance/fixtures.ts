@@ -1,6 +1,14 @@
-/** Values the conformance suite writes: tenants, users, tokens, change-log entries. */
-import type { ChangeEntry } from "../../../api/model/record-values.ts";
-import type { Tenant, TokenRecord, User } from "../../../api/store/store.ts";
+/**
+ * Values the conformance suite writes: tenants, users, tokens, and a small
+ * catalogue of two custom objects (`Owners`, referencing itself, and `Things`,
+ * with a field of every column type) beside the standard `Users`.
+ */
+import { parseOrderBy } from "../../../api/eql/parse-order-by.ts";
+import type { Catalogue, FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
+import { type FieldSpec, makeField, systemFields } from "../../../api/model/field-factory.ts";
+import type { ChangeEntry, RecordValues } from "../../../api/model/record-values.ts";
+import { STANDARD_OBJECTS } from "../../../api/model/standard-objects.ts";
+import type { Store, StoreReader, StoreWriter, Tenant, TokenRecord, User } from "../../../api/store/store.ts";
 
 export const tenant = (name: string): Tenant => ({ id: crypto.randomUUID(), name, createdAt: Date.now() });
 
@@ -26,6 +34,138 @@ export const token = (tenantId: string, userId: string): TokenRecord => ({
   expiresAt: null,
   revokedAt: null,
 });
+
+const USERS = STANDARD_OBJECTS.find((object) => object.name === "Users") as ObjectDef;
+
+/** A custom object as the custom-objects REST defines one: system fields, then custom fields. */
+function customObject(name: string, fields: Record<string, FieldSpec>): ObjectDef {
+  const id = crypto.randomUUID();
+  return {
+    id,
+    name,
+    label: name,
+    description: null,
+    mapping: `__${name.toLowerCase()}`,
+    custom: true,
+    tracked: true,
+    fields: [
+      ...systemFields(name, id),
+      ...Object.entries(fields).map(([field, spec]) => customField(name, field, spec)),
+    ],
+  };
+}
+
+/** A custom field of `objectName`, stored as `__<lower-case name>`. */
+const customField = (objectName: string, name: string, spec: FieldSpec): FieldDef =>
+  makeField(objectName, name, {
+    id: crypto.randomUUID(),
+    mapping: `__${name.toLowerCase()}`,
+    custom: true,
+    ...spec,
+  });
+
+const KINDS = ["Alpha", "beta", "Gamma"];
+const TAGS = ["red", "Green", "blue sky"];
+
+/** The suite's catalogue of a tenant: Users, Owners (a tree), Things (every column type). */
+export function testCatalogue(tenantId: string): Catalogue & { owners: ObjectDef; things: ObjectDef } {
+  const owners = customObject("Owners", {
+    Name: { type: "string" },
+    Code: { type: "string", unique: true },
+    Score: { type: "int" },
+    Parent: { type: "reference", referenceTo: "Owners", reverseName: "Children" },
+  });
+  const things = customObject("Things", {
+    Name: { type: "string" },
+    Note: { type: "textarea" },
+    Link: { type: "url" },
+    Count: { type: "int" },
+    Price: { type: "decimal", precision: 10, scale: 2 },
+    Flag: { type: "boolean" },
+    Day: { type: "date" },
+    At: { type: "datetime" },
+    Clock: { type: "time" },
+    Kind: { type: "picklist", items: KINDS },
+    Tags: { type: "multipicklist", items: TAGS },
+    Owner: { type: "reference", referenceTo: "Owners", reverseName: "Things" },
+  });
+  return { tenantId, version: 1, objects: [USERS, owners, things], owners, things };
+}
+
+/**
+ * Writes `user`'s record of the standard object Users (UID = user id, created by itself), as the
+ * API's record engine would, straight through the port: the store's tests keep the change log theirs.
+ */
+async function insertUserRecord(tx: StoreWriter, user: User): Promise<void> {
+  await tx.insertRecord(user.tenantId, USERS, {
+    ...newRecord(USERS, user.id, {}, user.createdAt),
+    UID: user.id,
+    FirstName: user.firstName,
+    LastName: user.lastName,
+    Email: user.email,
+    IsActive: user.isActive,
+    UserTypes: user.roles.map((role) => role[0]?.toUpperCase() + role.slice(1)),
+  });
+}
+
+export interface SeededTenant {
+  tenant: Tenant;
+  user: User;
+  catalogue: ReturnType<typeof testCatalogue>;
+}
+
+/** A tenant with a user (and its Users record) and the suite's custom objects, committed. */
+export async function seedTenant(store: Store, name = "acme"): Promise<SeededTenant> {
+  const created = tenant(name);
+  const seeded = { tenant: created, user: user(created.id, "ada"), catalogue: testCatalogue(created.id) };
+  await store.unitOfWork(async (tx) => {
+    await tx.insertTenant(seeded.tenant);
+    await tx.ensureObjectStorage(seeded.tenant.id, USERS);
+    await tx.insertUser(seeded.user);
+    await insertUserRecord(tx, seeded.user);
+    await tx.createCustomObject(seeded.tenant.id, seeded.catalogue.owners);
+    await tx.createCustomObject(seeded.tenant.id, seeded.catalogue.things);
+  });
+  return seeded;
+}
+
+/** The values of a new record of `object` by `user`: the system fields, then `values`. */
+export function newRecord(
+  object: ObjectDef,
+  userId: string,
+  values: RecordValues,
+  at = Date.now(),
+): RecordValues {
+  const record: RecordValues = {};
+  for (const field of object.fields) record[field.name] = null;
+  return {
+    ...record,
+    UID: crypto.randomUUID(),
+    CreatedDate: at,
+    LastModifiedDate: at,
+    CreatedBy: userId,
+    LastModifiedBy: userId,
+    ...values,
+  };
+}
+
+/** Every record of `object`, by UID (an unfiltered list, one page). */
+export async function listAll(
+  store: StoreReader,
+  catalogue: Catalogue,
+  object: ObjectDef,
+): Promise<RecordValues[]> {
+  const order = parseOrderBy(null, object, catalogue);
+  const page = await store.listRecords(catalogue.tenantId, object, {
+    filter: null,
+    order,
+    after: null,
+    offset: 0,
+    limit: 1000,
+    now: Date.now(),
+  });
+  return page.map((listed) => listed.values);
+}
 
 /** A change-log entry of `tenantId`'s mutation `mutationId`. */
 export const changeEntry = (

@@ -63,20 +63,6 @@ export function describeUnitOfWork(sut: StoreUnderTest): void {
       expect(await sut.store.findTenantById(a.id)).toEqual(a);
     });
 
-    test("units of work run one after another, never interleaved", async () => {
-      const order: string[] = [];
-      const slow = sut.store.unitOfWork(async () => {
-        order.push("slow:start");
-        await Bun.sleep(30);
-        order.push("slow:end");
-      });
-      const fast = sut.store.unitOfWork(async () => {
-        order.push("fast");
-      });
-      await Promise.all([slow, fast]);
-      expect(order).toEqual(["slow:start", "slow:end", "fast"]);
-    });
-
     test("a failed unit of work does not block the next", async () => {
       await sut.store.unitOfWork(async () => Promise.reject(new Error("x"))).catch(() => undefined);
       const a = tenant("a");
