@@ -4,6 +4,7 @@
  * Each aggregate's tests live in conformance/; this file runs them in order.
  */
 import { describe } from "bun:test";
+import { describeCatalogue } from "./conformance/catalogue.ts";
 import { describeChangeLog } from "./conformance/change-log.ts";
 import { describeIdentity } from "./conformance/identity.ts";
 import { describeSerializable } from "./conformance/serializable.ts";
@@ -19,5 +20,6 @@ describe(`store conformance (${engine.name})`, () => {
   describeUnitOfWork(sut);
   describeSerializable(sut);
   describeIdentity(sut);
+  describeCatalogue(sut);
   describeChangeLog(sut);
 });

@@ -2,34 +2,67 @@
  * The catalogue aggregate of the store port: a tenant's custom definitions
  * (custom objects, custom fields on any object), their version, and the
  * record storage each object needs.
+ *
+ * Catalogue changes are the port's only DDL. The members that change record
+ * storage (`ensureObjectStorage`, `createCustomObject`, `addCustomField`,
+ * `deleteCustomObject`, `deleteCustomField`) are written so that an engine
+ * without transactional DDL can keep "a failed definition creates nothing":
+ * - the definitions (metadata) are written in the unit of work, and commit
+ *   or roll back with it;
+ * - the storage change is idempotent: creating storage that exists (as the
+ *   object or field describes it) or dropping storage that is gone is no
+ *   error and changes nothing, so a unit of work run again, or one that
+ *   follows a rolled-back one, finds no leftover in its way;
+ * - a unit of work that throws leaves neither the definitions nor the
+ *   storage behind: an engine with transactional DDL rolls both back; one
+ *   without undoes the storage it created (or drops what it must only once
+ *   the unit commits), before the unit of work rejects;
+ * - once the member resolves, the unit of work can write and read the
+ *   object's records in its new shape.
+ * Catalogue changes of one tenant read the definitions, then write them, in
+ * one unit of work (serializable, so two changes never both pass a check).
  */
 import type { CustomDefinitions, FieldDef, ObjectDef } from "../../model/catalogue.ts";
 
 /** Reads of a tenant's custom definitions. */
 export interface CatalogueReader {
-  /** The tenant's catalogue version: 0 until its first custom definition. */
+  /** The tenant's catalogue version: 0 until its first `bumpCatalogueVersion`. */
   catalogueVersion(tenantId: string): Promise<number>;
   /**
-   * The tenant's custom objects (with `fields` empty) and custom fields, each in the order they
-   * were defined, with the catalogue version they were read at.
+   * The tenant's custom objects (with `fields` empty, `tracked` as last set) and custom fields (of
+   * custom and standard objects), each oldest first (those defined in the same millisecond in no
+   * particular order), with the catalogue version they were read at.
    */
   loadCustomDefinitions(tenantId: string): Promise<CustomDefinitions>;
 }
 
 /** Changes to a tenant's catalogue and its record storage (inside a unit of work). */
 export interface CatalogueWriter {
-  /** Creates the record storage of a standard object, or adds the fields it lacks. Idempotent. */
+  /**
+   * DDL, idempotent, no definition written: creates the record storage of a standard object (every
+   * field of `object`, unique fields unique, references indexed), or adds the fields it lacks
+   * (existing records get each one's default value, or null).
+   */
   ensureObjectStorage(tenantId: string, object: ObjectDef): Promise<void>;
-  /** Saves a custom object's definition and creates its storage for `object.fields`. */
+  /**
+   * DDL: saves a custom object's definition (and those of its custom fields) and creates its
+   * storage for `object.fields`.
+   * @throws ConflictError when the tenant has an object or field of that name already (compared
+   * without regard to ASCII case).
+   */
   createCustomObject(tenantId: string, object: ObjectDef): Promise<void>;
-  /** Saves a custom field's definition and adds its storage to `object` (existing rows get its default). */
+  /**
+   * DDL: saves a custom field's definition and adds its storage to `object` (existing records get
+   * its default value, or null); storage the field has already is left as it is.
+   * @throws ConflictError when `object` has a field of that name already.
+   */
   addCustomField(tenantId: string, object: ObjectDef, field: FieldDef): Promise<void>;
-  /** Removes a custom object's definition, its fields' definitions and its records. */
+  /** DDL: removes a custom object's definition, its fields' definitions, its storage and records. */
   deleteCustomObject(tenantId: string, object: ObjectDef): Promise<void>;
-  /** Removes a custom field's definition and its values. */
+  /** DDL: removes a custom field's definition and its storage (its values). */
   deleteCustomField(tenantId: string, object: ObjectDef, field: FieldDef): Promise<void>;
   /** Sets a custom object's tracking; false when the tenant has no such object. */
   setObjectTracked(tenantId: string, objectId: string, tracked: boolean): Promise<boolean>;
-  /** Increments and returns the tenant's catalogue version. */
+  /** Increments and returns the tenant's catalogue version (1 the first time). */
   bumpCatalogueVersion(tenantId: string): Promise<number>;
 }

@@ -2,7 +2,9 @@
  * Record storage of a tenant's objects: one table per object named
  * `t<tenant storage no>_<object mapping>`, one column per field named by its
  * mapping, a unique index per unique field, an index per reference. Runs inside the caller's
- * transaction (SQLite DDL is transactional), so a failed definition leaves nothing.
+ * transaction (SQLite DDL is transactional), so a failed definition leaves nothing; and, as the
+ * port asks of every engine, each change is idempotent (what exists is not created again, what is
+ * gone is not dropped again).
  */
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
@@ -40,13 +42,18 @@ export function ensureObjectTable(db: Database, storageNo: number, object: Objec
   const columns = existingColumns(db, table);
   if (columns.size === 0) db.run(createTableSql(table, object));
   for (const field of object.fields) {
-    if (columns.size > 0 && !columns.has(field.mapping)) addColumn(db, table, field);
+    if (columns.size > 0 && !columns.has(field.mapping)) addNewColumn(db, table, field);
     createFieldIndex(db, table, field);
   }
 }
 
-/** Adds a field's column (and unique index); existing rows get the field's default. */
+/** Adds a field's column (and index) unless the table has it; existing rows get the field's default. */
 export function addColumn(db: Database, table: string, field: FieldDef): void {
+  if (existingColumns(db, table).has(field.mapping)) createFieldIndex(db, table, field);
+  else addNewColumn(db, table, field);
+}
+
+function addNewColumn(db: Database, table: string, field: FieldDef): void {
   db.run(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(field.mapping)} ${columnType(field)}`);
   if (field.defaultValue !== null) {
     const value = encodeValue(field, defaultRecordValue(field));
@@ -55,8 +62,10 @@ export function addColumn(db: Database, table: string, field: FieldDef): void {
   createFieldIndex(db, table, field);
 }
 
+/** Drops a field's column (and index) if the table has it. */
 export function dropColumn(db: Database, table: string, field: FieldDef): void {
   db.run(`DROP INDEX IF EXISTS ${quoteIdent(indexName(table, field))}`);
+  if (!existingColumns(db, table).has(field.mapping)) return;
   db.run(`ALTER TABLE ${quoteIdent(table)} DROP COLUMN ${quoteIdent(field.mapping)}`);
 }
 

@@ -35,10 +35,10 @@ export const token = (tenantId: string, userId: string): TokenRecord => ({
   revokedAt: null,
 });
 
-const USERS = STANDARD_OBJECTS.find((object) => object.name === "Users") as ObjectDef;
+export const USERS = STANDARD_OBJECTS.find((object) => object.name === "Users") as ObjectDef;
 
 /** A custom object as the custom-objects REST defines one: system fields, then custom fields. */
-function customObject(name: string, fields: Record<string, FieldSpec>): ObjectDef {
+export function customObject(name: string, fields: Record<string, FieldSpec>): ObjectDef {
   const id = crypto.randomUUID();
   return {
     id,
@@ -56,7 +56,7 @@ function customObject(name: string, fields: Record<string, FieldSpec>): ObjectDe
 }
 
 /** A custom field of `objectName`, stored as `__<lower-case name>`. */
-const customField = (objectName: string, name: string, spec: FieldSpec): FieldDef =>
+export const customField = (objectName: string, name: string, spec: FieldSpec): FieldDef =>
   makeField(objectName, name, {
     id: crypto.randomUUID(),
     mapping: `__${name.toLowerCase()}`,

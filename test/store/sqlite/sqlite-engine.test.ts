@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { MIGRATIONS, migrate } from "../../../api/store/sqlite/migrations.ts";
 import { openSqliteStore } from "../../../api/store/sqlite/sqlite-store.ts";
+import { customObject, seedTenant } from "../conformance/fixtures.ts";
 
 describe("sqlite engine specifics", () => {
   test("runs in WAL mode", () => {
@@ -69,5 +70,33 @@ describe("sqlite engine specifics", () => {
     expect(db.query<{ v: number }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v).toBe(
       MIGRATIONS.at(-1)?.version ?? 0,
     );
+  });
+
+  test("catalogue DDL runs in the unit of work's transaction: a rolled-back object leaves no table", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tds-store-"));
+    const path = join(dir, "s.sqlite");
+    const store = openSqliteStore(path);
+    try {
+      const { tenant } = await seedTenant(store);
+      // The tenants' record tables: t<storage no>_<object mapping>.
+      const tables = () =>
+        new Database(path, { readonly: true })
+          .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+          .all()
+          .map((row) => row.name)
+          .filter((name) => /^t\d+_/.test(name));
+      const before = tables();
+      expect(before.some((name) => name.endsWith("___owners"))).toBe(true);
+      await store
+        .unitOfWork(async (tx) => {
+          await tx.createCustomObject(tenant.id, customObject("Shelves", {}));
+          throw new Error("rolled back");
+        })
+        .catch(() => undefined);
+      expect(tables()).toEqual(before);
+    } finally {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
