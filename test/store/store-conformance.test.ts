@@ -7,6 +7,7 @@ import { describe } from "bun:test";
 import { describeCatalogue } from "./conformance/catalogue.ts";
 import { describeChangeLog } from "./conformance/change-log.ts";
 import { describeIdentity } from "./conformance/identity.ts";
+import { describeListOrder } from "./conformance/list-order.ts";
 import { describeSerializable } from "./conformance/serializable.ts";
 import { useStoreUnderTest } from "./conformance/store-under-test.ts";
 import { describeUnitOfWork } from "./conformance/unit-of-work.ts";
@@ -21,5 +22,6 @@ describe(`store conformance (${engine.name})`, () => {
   describeSerializable(sut);
   describeIdentity(sut);
   describeCatalogue(sut);
+  describeListOrder(sut);
   describeChangeLog(sut);
 });

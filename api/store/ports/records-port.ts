@@ -3,6 +3,17 @@
  * (standard and custom), read by UID, by value, as filtered and ordered pages,
  * as children of many parents at once, or as a whole answer's JSON; and the
  * tenant's named sequences.
+ *
+ * Order, part of every list's contract (`listRecords`, `listRelated`, the
+ * lists of `readJson`): values order as EQL compares them
+ * (api/eql/compare-values.ts): numbers and decimals by value, text by Unicode
+ * code point (never by a locale's collation), booleans false before true,
+ * dates, times and datetimes chronologically. NULL is the lowest value,
+ * whatever the direction: first in an `ASC` term, last in a `DESC` one, and
+ * the same in keyset positions (`ListQuery.after`) and through lookup paths
+ * (a record whose reference is empty sorts as if the looked-up value were NULL).
+ * An engine whose default differs (PostgreSQL puts NULLs last in `ASC`) says
+ * so in each ORDER BY.
  */
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
@@ -27,12 +38,15 @@ export interface JoinedLookup {
 export const LOOKUPS: unique symbol = Symbol("joined lookups");
 export type WithLookups = RecordValues & { [LOOKUPS]?: Record<string, RecordValues | null> };
 
-/** A page of records: filtered, ordered (UID last), after a keyset position, skipping `offset`. */
+/**
+ * A page of records: filtered, ordered (see the order above; UID last), after a keyset position,
+ * skipping `offset`, at most `limit`.
+ */
 export interface ListQuery {
   filter: CheckedFilter | null;
   /** Never empty: ends with `UID ASC`, as `parseOrderBy` makes it, so that pages never overlap. */
   order: readonly OrderTerm[];
-  /** Sort-key values of the row to start after (from a cursor), or null. */
+  /** Sort-key values (`ListedRecord.sortKey`) of the row to start after (from a cursor), or null. */
   after: readonly (string | number | null)[] | null;
   offset: number;
   limit: number;
@@ -44,7 +58,7 @@ export interface ListQuery {
   lookups?: readonly JoinedLookup[];
 }
 
-/** A listed record with its sort-key values (what its cursor encodes). */
+/** A listed record with its sort-key values (what its cursor encodes; see `RecordReader.listRecords`). */
 export interface ListedRecord {
   values: RecordValues;
   sortKey: (string | number | null)[];
@@ -85,7 +99,11 @@ export interface RecordReader {
   ): Promise<RecordValues | null>;
   /** How many records of `source` point at `uid` through its reference `field`. */
   countReferencing(tenantId: string, source: ObjectDef, field: FieldDef, uid: string): Promise<number>;
-  /** A page of the records of `object` (see ListQuery), each with its sort-key values. */
+  /**
+   * A page of the records of `object` the filter keeps (see ListQuery), in order, each with its
+   * sort-key values: one per order term, what the engine sorted by, handed back as `after` to go on
+   * after the record (JSON values, opaque otherwise: cursors carry them to clients and back).
+   */
   listRecords(tenantId: string, object: ObjectDef, query: ListQuery): Promise<ListedRecord[]>;
   /** How many records of `object` the filter keeps (all of them when null). */
   countRecords(
@@ -94,7 +112,11 @@ export interface RecordReader {
     filter: CheckedFilter | null,
     now: number,
   ): Promise<number>;
-  /** One query for all parents: children of `object` whose `reference` is in `parentUids`. */
+  /**
+   * One query for all parents: the children of `object` whose `reference` is in `parentUids`, the
+   * first `query.limit` of each parent in the query's order, grouped by parent in no particular
+   * parent order.
+   */
   listRelated(
     tenantId: string,
     object: ObjectDef,
