@@ -6,6 +6,7 @@
 import { describe } from "bun:test";
 import { describeCatalogue } from "./conformance/catalogue.ts";
 import { describeChangeLog } from "./conformance/change-log.ts";
+import { describeConstraints } from "./conformance/constraints.ts";
 import { describeIdentity } from "./conformance/identity.ts";
 import { describeListOrder } from "./conformance/list-order.ts";
 import { describeSerializable } from "./conformance/serializable.ts";
@@ -23,5 +24,6 @@ describe(`store conformance (${engine.name})`, () => {
   describeIdentity(sut);
   describeCatalogue(sut);
   describeListOrder(sut);
+  describeConstraints(sut);
   describeChangeLog(sut);
 });

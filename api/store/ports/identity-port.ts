@@ -58,9 +58,15 @@ export interface IdentityReader {
 
 /** Writes of tenants, users and tokens (inside a unit of work). */
 export interface IdentityWriter {
-  /** Adds a tenant. Its name is unique without regard to ASCII case: a second one fails the unit of work. */
+  /**
+   * Adds a tenant.
+   * @throws ConflictError when another tenant has its name (compared without regard to ASCII case).
+   */
   insertTenant(tenant: Tenant): Promise<void>;
-  /** Adds a user to an existing tenant; the username is unique in the tenant, without regard to ASCII case. */
+  /**
+   * Adds a user to an existing tenant.
+   * @throws ConflictError when another user of the tenant has its username (without regard to ASCII case).
+   */
   insertUser(user: User): Promise<void>;
   /** Adds a token's metadata to an existing tenant. */
   insertToken(token: TokenRecord): Promise<void>;

@@ -132,11 +132,31 @@ export interface RecordReader {
   readJson?(tenantId: string, tree: ReadNode, values: readonly ReadValue[]): Promise<string>;
 }
 
-/** Writes of records and sequences (inside a unit of work). */
+/**
+ * Writes of records and sequences (inside a unit of work).
+ *
+ * Constraints every engine keeps, whatever its native errors, as these typed errors
+ * (common/errors.ts), so the domain sees the same failure from every engine:
+ * - `UniqueViolationError`: a write would give a unique field (UID among them) a value another
+ *   record of the object has. NULLs never clash.
+ * - `ReferenceNotFoundError`: a write would make a reference name no record of its target object
+ *   (`FieldDef.referenceTo`); a record may name itself.
+ * The failed write keeps nothing; the unit of work is then expected to throw (an engine may be
+ * unable to go on with it). The domain checks first, for its own messages; these hold against a
+ * check it missed and against concurrent units of work. Deleting a record does not check what
+ * refers to it: the caller counts that (`countReferencing`) in the same unit of work, which
+ * serializability makes safe.
+ */
 export interface RecordWriter {
-  /** Inserts a record with all of `object`'s fields (absent ones null). */
+  /**
+   * Inserts a record with all of `object`'s fields (absent ones null).
+   * @throws UniqueViolationError, ReferenceNotFoundError (see above).
+   */
   insertRecord(tenantId: string, object: ObjectDef, values: RecordValues): Promise<void>;
-  /** Sets the given fields of the record `uid`. */
+  /**
+   * Sets the given fields of the record `uid` (a missing record: nothing to set).
+   * @throws UniqueViolationError, ReferenceNotFoundError (see above), for the given fields.
+   */
   updateRecord(tenantId: string, object: ObjectDef, uid: string, values: RecordValues): Promise<void>;
   /** Deletes the record `uid` of `object`; a missing one is no error. */
   deleteRecord(tenantId: string, object: ObjectDef, uid: string): Promise<void>;

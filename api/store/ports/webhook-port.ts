@@ -35,11 +35,15 @@ export interface WebhookReader {
 
 /** Writes of webhooks (inside a unit of work); each one moves `webhookSetVersion` on. */
 export interface WebhookWriter {
-  /** Adds a webhook as given (its `version` included). */
+  /**
+   * Adds a webhook as given (its `version` included).
+   * @throws ConflictError when another webhook of the tenant has its name (without regard to ASCII case).
+   */
   insertWebhook(webhook: WebhookRecord): Promise<void>;
   /**
    * Replaces the definition (name, url, query, headers, enabled, disabledReason, updatedAt) of
    * the tenant's webhook `webhook.id` and bumps its version; the secret and creation time stay.
+   * @throws ConflictError when another webhook of the tenant has the new name.
    */
   replaceWebhook(webhook: WebhookRecord): Promise<void>;
   /** Deletes the tenant's webhook; false when it has none with this id. */

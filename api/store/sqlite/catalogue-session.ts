@@ -1,19 +1,9 @@
 /** The catalogue part of a SQLite session: custom definitions and the DDL of record storage. */
 import type { Database } from "bun:sqlite";
-import { ConflictError } from "../../../common/errors.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
 import { addColumn, dropColumn, dropTable, ensureObjectTable, tableName } from "./catalogue-ddl.ts";
-
-/** Runs `write`; a unique-constraint failure (a race lost to another writer) becomes a ConflictError. */
-function uniquely<T>(message: string, write: () => T): T {
-  try {
-    return write();
-  } catch (error) {
-    if ((error as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") throw new ConflictError(message);
-    throw error;
-  }
-}
+import { uniquely } from "./constraint-errors.ts";
 
 /** Builds the catalogue methods over `db`; `storageNo` maps a tenant id to its table-name number. */
 export function createCatalogueSession(

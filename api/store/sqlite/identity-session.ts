@@ -1,6 +1,7 @@
 /** The identity part of a SQLite session: tenants (and their storage numbers), users, token metadata. */
 import type { Database } from "bun:sqlite";
 import type { IdentityReader, IdentityWriter, Tenant, TokenRecord, User } from "../ports/identity-port.ts";
+import { uniquely } from "./constraint-errors.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
 
 export interface IdentitySession extends IdentityReader, IdentityWriter {
@@ -60,19 +61,23 @@ export function createIdentitySession(db: Database): IdentitySession {
     listTokens: async (tenantId) => q.tokens.all(tenantId).map(toToken),
 
     insertTenant: async (tenant: Tenant) => {
-      q.insertTenant.run(tenant.id, tenant.name, tenant.createdAt);
+      uniquely(`a tenant named '${tenant.name}' exists already`, () =>
+        q.insertTenant.run(tenant.id, tenant.name, tenant.createdAt),
+      );
     },
     insertUser: async (user: User) => {
-      q.insertUser.run(
-        user.tenantId,
-        user.id,
-        user.username,
-        user.email,
-        user.firstName,
-        user.lastName,
-        JSON.stringify(user.roles),
-        user.isActive ? 1 : 0,
-        user.createdAt,
+      uniquely(`the tenant has a user named '${user.username}' already`, () =>
+        q.insertUser.run(
+          user.tenantId,
+          user.id,
+          user.username,
+          user.email,
+          user.firstName,
+          user.lastName,
+          JSON.stringify(user.roles),
+          user.isActive ? 1 : 0,
+          user.createdAt,
+        ),
       );
     },
     insertToken: async (token: TokenRecord) => {

@@ -10,6 +10,7 @@ import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
 import { tableName } from "./catalogue-ddl.ts";
 import { type ColumnValue, columnList, decodeValue, encodeValue } from "./record-codec.ts";
+import { createRecordConstraints } from "./record-constraints.ts";
 
 type RecordMethods = Pick<RecordReader, "findRecords" | "findRecordByValue" | "countReferencing"> &
   RecordWriter;
@@ -31,6 +32,7 @@ export function decodeColumns(
 export function createRecordSession(db: Database, storageNo: (tenantId: string) => number): RecordMethods {
   const table = (tenantId: string, object: ObjectDef) => quoteIdent(tableName(storageNo(tenantId), object));
   const column = (field: FieldDef) => quoteIdent(field.mapping);
+  const constraints = createRecordConstraints(db, storageNo);
   const q = {
     sequence: db.query<{ value: number }, [string, string]>(
       `INSERT INTO sequences (tenant_id, name, value) VALUES (?, ?, 1)
@@ -60,17 +62,27 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
       return db.query<{ n: number }, [string]>(sql).get(uid)?.n ?? 0;
     },
     async insertRecord(tenantId, object, values) {
+      constraints.assertReferences(tenantId, object, values, values.UID as string);
       const columns = object.fields.map(column).join(", ");
       const marks = object.fields.map(() => "?").join(", ");
       const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
-      db.query(`INSERT INTO ${table(tenantId, object)} (${columns}) VALUES (${marks})`).run(...params);
+      try {
+        db.query(`INSERT INTO ${table(tenantId, object)} (${columns}) VALUES (${marks})`).run(...params);
+      } catch (error) {
+        throw constraints.explainFailure(error, tenantId, object, values, null);
+      }
     },
     async updateRecord(tenantId, object, uid, values) {
       const fields = object.fields.filter((field) => field.name in values);
       if (fields.length === 0) return;
+      constraints.assertReferences(tenantId, object, values, uid);
       const sets = fields.map((field) => `${column(field)} = ?`).join(", ");
       const params = fields.map((field) => encodeValue(field, values[field.name] ?? null));
-      db.query(`UPDATE ${table(tenantId, object)} SET ${sets} WHERE uid = ?`).run(...params, uid);
+      try {
+        db.query(`UPDATE ${table(tenantId, object)} SET ${sets} WHERE uid = ?`).run(...params, uid);
+      } catch (error) {
+        throw constraints.explainFailure(error, tenantId, object, values, uid);
+      }
     },
     async deleteRecord(tenantId, object, uid) {
       db.query(`DELETE FROM ${table(tenantId, object)} WHERE uid = ?`).run(uid);

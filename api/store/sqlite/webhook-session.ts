@@ -1,6 +1,7 @@
 /** The webhook part of a SQLite session: a tenant's webhook definitions (their set version is kept by triggers). */
 import type { Database } from "bun:sqlite";
 import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
+import { uniquely } from "./constraint-errors.ts";
 
 interface WebhookRow {
   tenant_id: string;
@@ -33,6 +34,8 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
+
+const taken = (webhook: WebhookRecord) => `a webhook named '${webhook.name}' exists already`;
 
 export function createWebhookSession(db: Database): WebhookReader & WebhookWriter {
   const q = {
@@ -69,33 +72,37 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
       return row ? toWebhook(row) : null;
     },
     insertWebhook: async (w) => {
-      q.insert.run(
-        w.tenantId,
-        w.id,
-        w.name,
-        w.url,
-        w.type,
-        w.query,
-        JSON.stringify(w.headers),
-        w.secret,
-        w.enabled ? 1 : 0,
-        w.disabledReason,
-        w.version,
-        w.createdAt,
-        w.updatedAt,
+      uniquely(taken(w), () =>
+        q.insert.run(
+          w.tenantId,
+          w.id,
+          w.name,
+          w.url,
+          w.type,
+          w.query,
+          JSON.stringify(w.headers),
+          w.secret,
+          w.enabled ? 1 : 0,
+          w.disabledReason,
+          w.version,
+          w.createdAt,
+          w.updatedAt,
+        ),
       );
     },
     replaceWebhook: async (w) => {
-      q.replace.run(
-        w.name,
-        w.url,
-        w.query,
-        JSON.stringify(w.headers),
-        w.enabled ? 1 : 0,
-        w.disabledReason,
-        w.updatedAt,
-        w.tenantId,
-        w.id,
+      uniquely(taken(w), () =>
+        q.replace.run(
+          w.name,
+          w.url,
+          w.query,
+          JSON.stringify(w.headers),
+          w.enabled ? 1 : 0,
+          w.disabledReason,
+          w.updatedAt,
+          w.tenantId,
+          w.id,
+        ),
       );
     },
     deleteWebhook: async (tenantId, id) => q.delete.run(tenantId, id).changes > 0,

@@ -8,7 +8,15 @@ import type { Catalogue, FieldDef, ObjectDef } from "../../../api/model/catalogu
 import { type FieldSpec, makeField, systemFields } from "../../../api/model/field-factory.ts";
 import type { ChangeEntry, RecordValues } from "../../../api/model/record-values.ts";
 import { STANDARD_OBJECTS } from "../../../api/model/standard-objects.ts";
-import type { Store, StoreReader, StoreWriter, Tenant, TokenRecord, User } from "../../../api/store/store.ts";
+import type {
+  Store,
+  StoreReader,
+  StoreWriter,
+  Tenant,
+  TokenRecord,
+  User,
+  WebhookRecord,
+} from "../../../api/store/store.ts";
 
 export const tenant = (name: string): Tenant => ({ id: crypto.randomUUID(), name, createdAt: Date.now() });
 
@@ -33,6 +41,23 @@ export const token = (tenantId: string, userId: string): TokenRecord => ({
   createdAt: Date.now(),
   expiresAt: null,
   revokedAt: null,
+});
+
+/** A webhook of `tenantId` (its secret as sealed text: the store keeps what it is given). */
+export const webhook = (tenantId: string, name: string, createdAt = Date.now()): WebhookRecord => ({
+  tenantId,
+  id: crypto.randomUUID(),
+  name,
+  url: "https://receiver.example/hook",
+  type: "graphql",
+  query: "subscription { schemaThings { operation } }",
+  headers: { "x-one": "1" },
+  secret: "sealed:secret",
+  enabled: true,
+  disabledReason: null,
+  version: 1,
+  createdAt,
+  updatedAt: createdAt,
 });
 
 export const USERS = STANDARD_OBJECTS.find((object) => object.name === "Users") as ObjectDef;
