@@ -52,9 +52,9 @@ export interface ListQuery {
   limit: number;
   /** What NOW() means, ms since the epoch. */
   now: number;
-  /** Read only these fields (UID always); every field when absent. */
+  /** Read only these fields (callers include UID); every field when absent. */
   fields?: readonly FieldDef[];
-  /** To-one lookups to read in the same statement. */
+  /** To-one lookups to read in the same statement; what they found is under `LOOKUPS`. */
   lookups?: readonly JoinedLookup[];
 }
 
@@ -71,7 +71,7 @@ export interface RelatedQuery {
   /** At most this many children per parent. */
   limit: number;
   now: number;
-  /** Read only these fields (UID and the reference always); every field when absent. */
+  /** Read only these fields (callers include UID; the reference is read all the same); every field when absent. */
   fields?: readonly FieldDef[];
   /** To-one lookups to read in the same statement. */
   lookups?: readonly JoinedLookup[];
@@ -80,8 +80,8 @@ export interface RelatedQuery {
 /** Reads of records. */
 export interface RecordReader {
   /**
-   * The records of `object` with these UIDs (those that exist, in no particular order),
-   * with only `fields` (UID always) when given.
+   * The records of `object` with these UIDs (those that exist, in no particular order), with only
+   * `fields` when given (callers include UID). Values come back as written (record-values.ts).
    */
   findRecords(
     tenantId: string,
@@ -89,7 +89,7 @@ export interface RecordReader {
     uids: readonly string[],
     fields?: readonly FieldDef[],
   ): Promise<RecordValues[]>;
-  /** A record whose `field` equals `value`, other than `exceptUid`; null when none. */
+  /** A record (every field) whose `field` equals `value` (not null), other than `exceptUid`; null when none. */
   findRecordByValue(
     tenantId: string,
     object: ObjectDef,
@@ -105,7 +105,7 @@ export interface RecordReader {
    * after the record (JSON values, opaque otherwise: cursors carry them to clients and back).
    */
   listRecords(tenantId: string, object: ObjectDef, query: ListQuery): Promise<ListedRecord[]>;
-  /** How many records of `object` the filter keeps (all of them when null). */
+  /** How many records of `object` the filter keeps (all of them when null); NOW() means `now`. */
   countRecords(
     tenantId: string,
     object: ObjectDef,
@@ -160,6 +160,10 @@ export interface RecordWriter {
   updateRecord(tenantId: string, object: ObjectDef, uid: string, values: RecordValues): Promise<void>;
   /** Deletes the record `uid` of `object`; a missing one is no error. */
   deleteRecord(tenantId: string, object: ObjectDef, uid: string): Promise<void>;
-  /** The next value (1, 2, ...) of the tenant's sequence `name`; never reused, even after a rollback elsewhere commits. */
+  /**
+   * The next value (1, 2, ...) of the tenant's sequence `name`. Values of committed units of work
+   * are never handed out again and grow in commit order; one a rolled-back unit took may be handed
+   * out again or skipped (gaps are allowed).
+   */
   nextSequenceValue(tenantId: string, name: string): Promise<number>;
 }

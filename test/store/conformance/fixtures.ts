@@ -105,6 +105,7 @@ export function testCatalogue(tenantId: string): Catalogue & { owners: ObjectDef
     Note: { type: "textarea" },
     Link: { type: "url" },
     Count: { type: "int" },
+    Minutes: { type: "duration" },
     Price: { type: "decimal", precision: 10, scale: 2 },
     Flag: { type: "boolean" },
     Day: { type: "date" },
@@ -121,7 +122,7 @@ export function testCatalogue(tenantId: string): Catalogue & { owners: ObjectDef
  * Writes `user`'s record of the standard object Users (UID = user id, created by itself), as the
  * API's record engine would, straight through the port: the store's tests keep the change log theirs.
  */
-async function insertUserRecord(tx: StoreWriter, user: User): Promise<void> {
+export async function insertUserRecord(tx: StoreWriter, user: User): Promise<void> {
   await tx.insertRecord(user.tenantId, USERS, {
     ...newRecord(USERS, user.id, {}, user.createdAt),
     UID: user.id,

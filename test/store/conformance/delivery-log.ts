@@ -1,0 +1,123 @@
+/**
+ * Conformance: the delivery log as the API reads and writes it (deliveries
+ * inserted if absent, listed and reset) with the attempts the dispatcher logs
+ * through its own port over the same data.
+ */
+import { describe, expect, test } from "bun:test";
+import type { DeliveryRecord } from "../../../api/store/store.ts";
+import { tenant } from "./fixtures.ts";
+import type { StoreUnderTest } from "./store-under-test.ts";
+
+export const delivery = (
+  tenantId: string,
+  webhookId: string,
+  mutationId: string,
+  createdAt: number,
+  status: DeliveryRecord["status"] = "pending",
+  part = 0,
+): DeliveryRecord => ({
+  tenantId,
+  id: `d-${crypto.randomUUID()}`,
+  webhookId,
+  mutationId,
+  part,
+  status,
+  body: JSON.stringify([{ mutationId, part }]),
+  attempts: 0,
+  committedAt: createdAt - 1,
+  createdAt,
+  updatedAt: createdAt,
+});
+
+export function describeDeliveryLog(sut: StoreUnderTest): void {
+  describe("delivery log", () => {
+    test("deliveries are inserted if absent: the same webhook, mutation and part again leaves the first", async () => {
+      const a = tenant("a");
+      await sut.store.unitOfWork((tx) => tx.insertTenant(a));
+      const first = delivery(a.id, "w1", "m1", 1000);
+      const second = delivery(a.id, "w1", "m1", 1000, "pending", 1);
+      await sut.store.unitOfWork((tx) => tx.insertDeliveries([first, second]));
+      // Re-logged after a crash: another id and body, the same webhook × mutation × part.
+      const again = { ...delivery(a.id, "w1", "m1", 2000), body: "[]" };
+      await sut.store.unitOfWork((tx) => tx.insertDeliveries([again, first]));
+      expect(await sut.store.findDelivery(a.id, first.id)).toEqual(first);
+      expect(await sut.store.findDelivery(a.id, second.id)).toEqual(second);
+      expect(await sut.store.findDelivery(a.id, again.id)).toBeNull();
+      expect(await sut.store.findDelivery(crypto.randomUUID(), first.id)).toBeNull();
+      await sut.store.unitOfWork((tx) => tx.insertDeliveries([]));
+    });
+
+    test("a webhook's deliveries newest first, by status, time window and keyset, at most `limit`", async () => {
+      const a = tenant("a");
+      await sut.store.unitOfWork((tx) => tx.insertTenant(a));
+      const logged = [
+        delivery(a.id, "w1", "m1", 1000, "succeeded"),
+        delivery(a.id, "w1", "m2", 2000, "failed"),
+        delivery(a.id, "w1", "m3", 2000, "failed"),
+        delivery(a.id, "w1", "m4", 3000, "pending"),
+        delivery(a.id, "w2", "m1", 2500, "failed"),
+      ];
+      await sut.store.unitOfWork((tx) => tx.insertDeliveries(logged));
+      const newestFirst = logged
+        .filter((d) => d.webhookId === "w1")
+        .toSorted((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1));
+      const list = (query: Parameters<typeof sut.store.listDeliveries>[2]) =>
+        sut.store.listDeliveries(a.id, "w1", query).then((found) => found.map((d) => d.id));
+      const ids = (ds: DeliveryRecord[]) => ds.map((d) => d.id);
+      expect(await list({ limit: 10 })).toEqual(ids(newestFirst));
+      expect(await list({ limit: 2 })).toEqual(ids(newestFirst.slice(0, 2)));
+      expect(await list({ status: "failed", limit: 10 })).toEqual(
+        ids(newestFirst.filter((d) => d.status === "failed")),
+      );
+      expect(await list({ since: 2000, until: 3000, limit: 10 })).toEqual(
+        ids(newestFirst.filter((d) => d.createdAt >= 2000 && d.createdAt < 3000)),
+      );
+      const [, second] = newestFirst;
+      if (!second) throw new Error("no second delivery");
+      expect(await list({ before: { createdAt: second.createdAt, id: second.id }, limit: 10 })).toEqual(
+        ids(newestFirst.slice(2)),
+      );
+      expect(await sut.store.listDeliveries(a.id, "w3", { limit: 10 })).toEqual([]);
+    });
+
+    test("a reset sets a delivery back to pending; the dispatcher's attempts are read back in order", async () => {
+      const a = tenant("a");
+      await sut.store.unitOfWork((tx) => tx.insertTenant(a));
+      const failed = delivery(a.id, "w1", "m1", 1000, "failed");
+      const quiet = delivery(a.id, "w1", "m2", 1000, "pending");
+      await sut.store.unitOfWork((tx) => tx.insertDeliveries([failed, quiet]));
+
+      const dispatcher = sut.dispatcherLog();
+      const attempt = {
+        startedAt: 1500,
+        durationMs: 12,
+        statusCode: 500,
+        responseBody: "no",
+        error: "HTTP 500",
+      };
+      expect(await dispatcher.recordAttempt(a.id, failed.id, attempt, "pending")).toBe(1);
+      const ok = { ...attempt, startedAt: 1600, statusCode: 200, responseBody: "ok", error: null };
+      expect(await dispatcher.recordAttempt(a.id, failed.id, ok, "succeeded")).toBe(2);
+      sut.store.refreshReads();
+      const attempts = await sut.store.listAttempts(a.id, [failed.id, quiet.id]);
+      expect([...attempts.keys()]).toEqual([failed.id]);
+      expect(attempts.get(failed.id)).toEqual([
+        { attempt: 1, ...attempt },
+        { attempt: 2, ...ok },
+      ]);
+      expect((await sut.store.listAttempts(a.id, [])).size).toBe(0);
+      expect((await sut.store.listAttempts(crypto.randomUUID(), [failed.id])).size).toBe(0);
+
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.resetDelivery(a.id, failed.id, 9000);
+        await tx.resetDelivery(a.id, "no such delivery", 9000);
+      });
+      expect(await sut.store.findDelivery(a.id, failed.id)).toEqual({
+        ...failed,
+        status: "pending",
+        attempts: 2,
+        updatedAt: 9000,
+      });
+    });
+  });
+}

@@ -1,0 +1,107 @@
+/** Conformance: webhook definitions, their set version, and config variables. */
+import { describe, expect, test } from "bun:test";
+import type { ConfigVariable } from "../../../api/store/store.ts";
+import { tenant, webhook } from "./fixtures.ts";
+import type { StoreUnderTest } from "./store-under-test.ts";
+
+const variable = (tenantId: string, key: string, value: string, at = 1000): ConfigVariable => ({
+  tenantId,
+  key,
+  configType: "plain-text",
+  value,
+  description: null,
+  createdAt: at,
+  updatedAt: at,
+});
+
+export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
+  describe("webhooks", () => {
+    test("written, found by id and by name, listed oldest first, replaced, deleted; the set version grows with each", async () => {
+      const a = tenant("a");
+      const b = tenant("b");
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertTenant(b);
+      });
+      const version = () => sut.store.webhookSetVersion(a.id);
+      expect(await version()).toBe(0);
+      const later = webhook(a.id, "Later", 2000);
+      const first = webhook(a.id, "First", 1000);
+      await sut.store.unitOfWork((tx) => tx.insertWebhook(later));
+      const afterOne = await version();
+      expect(afterOne).toBeGreaterThan(0);
+      await sut.store.unitOfWork((tx) => tx.insertWebhook(first));
+      const afterTwo = await version();
+      expect(afterTwo).toBeGreaterThan(afterOne);
+      expect(await sut.store.webhookSetVersion(b.id)).toBe(0);
+
+      expect(await sut.store.listWebhooks(a.id)).toEqual([first, later]);
+      expect(await sut.store.listWebhooks(b.id)).toEqual([]);
+      expect(await sut.store.findWebhook(a.id, first.id)).toEqual(first);
+      expect(await sut.store.findWebhook(b.id, first.id)).toBeNull();
+      expect(await sut.store.findWebhookByName(a.id, "fIRST")).toEqual(first);
+      expect(await sut.store.findWebhookByName(b.id, "First")).toBeNull();
+
+      const replaced = {
+        ...first,
+        name: "Renamed",
+        url: "https://elsewhere.example/",
+        query: "subscription { schemaOwners { operation } }",
+        headers: { "x-two": "2" },
+        secret: "not replaced",
+        enabled: false,
+        disabledReason: "410 Gone",
+        createdAt: 1,
+        updatedAt: 3000,
+      };
+      await sut.store.unitOfWork((tx) => tx.replaceWebhook(replaced));
+      expect(await sut.store.findWebhook(a.id, first.id)).toEqual({
+        ...replaced,
+        secret: first.secret,
+        createdAt: first.createdAt,
+        version: first.version + 1,
+      });
+      const afterReplace = await version();
+      expect(afterReplace).toBeGreaterThan(afterTwo);
+
+      expect(await sut.store.unitOfWork((tx) => tx.deleteWebhook(b.id, first.id))).toBe(false);
+      expect(await sut.store.unitOfWork((tx) => tx.deleteWebhook(a.id, first.id))).toBe(true);
+      expect(await sut.store.unitOfWork((tx) => tx.deleteWebhook(a.id, first.id))).toBe(false);
+      expect(await version()).toBeGreaterThan(afterReplace);
+      expect(await sut.store.listWebhooks(a.id)).toEqual([later]);
+    });
+  });
+
+  describe("config variables", () => {
+    test("put (created, then replaced keeping its creation time), found by exact key, listed by key, deleted", async () => {
+      const a = tenant("a");
+      const b = tenant("b");
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertTenant(b);
+      });
+      const keys = ["b", "B", "a_1", "A"];
+      await sut.store.unitOfWork(async (tx) => {
+        for (const key of keys) await tx.putConfigVariable(variable(a.id, key, `value of ${key}`));
+      });
+      expect((await sut.store.listConfigVariables(a.id)).map((v) => v.key)).toEqual(["A", "B", "a_1", "b"]);
+      expect(await sut.store.listConfigVariables(b.id)).toEqual([]);
+      expect(await sut.store.findConfigVariable(a.id, "B")).toEqual(variable(a.id, "B", "value of B"));
+      expect(await sut.store.findConfigVariable(a.id, "c")).toBeNull();
+      expect(await sut.store.findConfigVariable(b.id, "B")).toBeNull();
+
+      const secret: ConfigVariable = {
+        ...variable(a.id, "B", "sealed:new", 5000),
+        configType: "secret",
+        description: "now a secret",
+      };
+      await sut.store.unitOfWork((tx) => tx.putConfigVariable(secret));
+      expect(await sut.store.findConfigVariable(a.id, "B")).toEqual({ ...secret, createdAt: 1000 });
+
+      expect(await sut.store.unitOfWork((tx) => tx.deleteConfigVariable(b.id, "B"))).toBe(false);
+      expect(await sut.store.unitOfWork((tx) => tx.deleteConfigVariable(a.id, "B"))).toBe(true);
+      expect(await sut.store.unitOfWork((tx) => tx.deleteConfigVariable(a.id, "B"))).toBe(false);
+      expect((await sut.store.listConfigVariables(a.id)).map((v) => v.key)).toEqual(["A", "a_1", "b"]);
+    });
+  });
+}
