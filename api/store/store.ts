@@ -62,7 +62,11 @@ export interface StoreWriter
 
 /** The unit of work and the engine's lifecycle. */
 export interface UnitOfWorkPort {
-  readonly engine: "sqlite" | "mongodb";
+  /**
+   * The engine's name, as configuration and `TEST_STORE` name it (`sqlite`; `postgres` and
+   * `mongodb` to come): text, so that an engine is added without changing the port.
+   */
+  readonly engine: string;
   /**
    * Runs `work` as one serializable transaction and resolves to what it returned, once committed:
    * everything it wrote commits together, and nothing is kept when it throws (the error is

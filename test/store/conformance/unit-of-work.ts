@@ -6,7 +6,7 @@ import type { StoreUnderTest } from "./store-under-test.ts";
 export function describeUnitOfWork(sut: StoreUnderTest): void {
   describe("units of work", () => {
     test("the engine names itself and answers a ping", async () => {
-      expect(sut.store.engine).toBe(sut.engine as typeof sut.store.engine);
+      expect(sut.store.engine).toBe(sut.engine);
       expect(await sut.store.ping()).toBe(true);
     });
 
