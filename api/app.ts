@@ -54,7 +54,10 @@ export function createApp({
     config.GRAPHQL_STORE_READS && store.readJson
       ? createReadAnswers(store.readJson.bind(store), limits, log)
       : null;
-  const graphql = createGraphQLService(catalogues, schemas, limits, log, { reads });
+  const graphql = createGraphQLService(catalogues, schemas, limits, log, {
+    reads,
+    documentCacheBytes: config.GRAPHQL_DOCUMENT_CACHE_BYTES,
+  });
   const webhooks = createWebhookService({
     store,
     catalogues,

@@ -61,6 +61,12 @@ export const ApiConfigSchema = z.object({
     emptyAsUndefined,
     z.coerce.number().int().positive().max(MAX_FIELDS_PER_OBJECT_CEILING).default(500),
   ),
+  /**
+   * Memory the GraphQL document cache may hold, in estimated bytes: parsed and validated documents,
+   * their compiled operations and read plans, least recently used dropped first. Only documents
+   * likely to repeat are kept (those declaring variables, or seen twice). Default 16777216 (16 MiB).
+   */
+  GRAPHQL_DOCUMENT_CACHE_BYTES: positiveInt(16 * 1024 * 1024),
   /** Accept plain `http://` webhook URLs (local development and tests only). Default false. */
   WEBHOOKS_ALLOW_HTTP: booleanFlag(false),
   /**

@@ -19,6 +19,7 @@ import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
 
 import { checkDocumentLimits, type DocumentLimits } from "./document-limits.ts";
+import { compiledBytes } from "./document-size.ts";
 import { formatGraphQLError, requestError } from "./format-error.ts";
 import { createRequestLoaders, type GraphQLContext } from "./graphql-context.ts";
 import type { ReadAnswers } from "./queries/read-answers.ts";
@@ -47,18 +48,19 @@ export function createGraphQLService(
   limits: DocumentLimits,
   log: Logger,
   {
-    documentCacheSize = 2000,
+    documentCacheBytes = 16 * 1024 * 1024,
     jit = true,
     reads = null,
   }: {
-    documentCacheSize?: number;
+    /** The budget of the document cache, in estimated bytes (document-size.ts). */
+    documentCacheBytes?: number;
     /** Executes with graphql-jit (else graphql-js). */
     jit?: boolean;
     /** Reads whole query answers in the store where it can (else every field is resolved). */
     reads?: ReadAnswers | null;
   } = {},
 ) {
-  const documents = createDocumentCache(documentCacheSize);
+  const documents = createDocumentCache(documentCacheBytes);
   const schemaOf = async (tenantId: string): Promise<TenantSchema> =>
     schemas.get(await catalogues.get(tenantId));
 
@@ -93,29 +95,37 @@ export function createGraphQLService(
       }));
       return { failure: { errors } };
     }
-    return documents.set(tenantId, tenantSchema.version, query, document);
+    return documents.add(tenantId, tenantSchema.version, query, document);
   }
 
   /**
-   * The operation compiled by graphql-jit (once per cached document), or null to run it with graphql-js:
-   * when JIT is off, or for an operation graphql-jit cannot compile.
+   * The query operation compiled by graphql-jit (once per kept document), or null to run it with
+   * graphql-js: when JIT is off, for a document the cache does not keep (compiling costs several
+   * runs), for a mutation (graphql-jit ran them no faster: the work is in the resolvers), or for an
+   * operation graphql-jit cannot compile.
    */
   function compiledOperation(
     prepared: CachedDocument,
     tenantSchema: TenantSchema,
     operation: OperationDefinitionNode,
   ) {
-    if (!jit) return null;
+    if (!jit || !prepared.kept || operation.operation !== "query") return null;
     const name = operation.name?.value ?? "";
     if (!prepared.compiled.has(name)) {
       const compiled = compileQuery(tenantSchema.schema, prepared.document, operation.name?.value);
-      prepared.compiled.set(name, isCompiledQuery(compiled) ? compiled : null);
+      if (isCompiledQuery(compiled)) {
+        prepared.compiled.set(name, compiled);
+        prepared.account(compiledBytes(prepared.document, operation));
+      } else prepared.compiled.set(name, null);
     }
     return prepared.compiled.get(name) ?? null;
   }
 
   return {
     schemaOf,
+
+    /** How many documents the cache keeps, their estimated bytes, its hits and misses. */
+    documentCacheUsage: () => documents.usage(),
 
     /** Runs a request; `viaGet` requests may only read (a mutation answers 405). */
     async execute(principal: Principal, request: GraphQLRequest, viaGet = false): Promise<GraphQLAnswer> {

@@ -6,12 +6,12 @@
  * record that breaks the schema's promises (the store's read then fails).
  */
 import { type GraphQLSchema, getVariableValues, type OperationDefinitionNode } from "graphql";
-import { setNewest } from "../../../common/bounded-map.ts";
 import { describeError, type Logger } from "../../../common/log.ts";
 import type { Catalogue } from "../../model/catalogue.ts";
 import type { ReadValue } from "../../store/read-tree.ts";
 import type { Store } from "../../store/store.ts";
 import type { CachedDocument } from "../document-cache.ts";
+import { planBytes } from "../document-size.ts";
 import type { QueryLimits } from "./page-args.ts";
 import { planRead, shapingVariables, type Variables } from "./read-plan.ts";
 
@@ -54,7 +54,13 @@ export function createReadAnswers(
       let plan = reads.plans.get(key);
       if (plan === undefined) {
         plan = planRead(catalogue, limits, prepared.document, operation, variables);
-        setNewest(reads.plans, key, plan, PLANS_PER_OPERATION);
+        if (reads.plans.size >= PLANS_PER_OPERATION) {
+          const oldest = reads.plans.keys().next().value as string;
+          reads.plans.delete(oldest);
+          prepared.account(-planBytes(prepared.document, operation, oldest));
+        }
+        reads.plans.set(key, plan);
+        prepared.account(planBytes(prepared.document, operation, key));
       }
       if (!plan) return null;
       let values: ReadValue[];

@@ -129,6 +129,8 @@ async function answer(
   // A later turn of the event loop, as a request is: its reads see what was written before it.
   await new Promise((resolve) => setImmediate(resolve));
   for (const name of compared) {
+    // graphql-jit compiles only documents its cache keeps: one without variables from its second sighting.
+    if (name === "graphql-jit") await engines[name].execute(principal, { query, variables, operationName });
     t.store.requestArrived();
     const { status, body } = await engines[name].execute(principal, { query, variables, operationName });
     expect(status).toBe(200);
