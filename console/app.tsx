@@ -31,10 +31,14 @@ export function App() {
   const [notice, setNotice] = useState<string | null>(null);
 
   const signOut = useCallback((why: string | null) => {
-    forgetSession();
     setSession(null);
     setNotice(why);
   }, []);
+  // Once signed out, and only after the views are gone (their last writes made, GraphiQL's storage
+  // closed), this tab forgets the token and what GraphiQL kept.
+  useEffect(() => {
+    if (session === null) forgetSession();
+  }, [session]);
   const token = session?.token ?? null;
   const api = useMemo(
     () =>
