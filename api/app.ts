@@ -13,6 +13,7 @@ import type { RateLimiter } from "./auth/rate-limiter.ts";
 import { customRoutes } from "./catalogue/custom-routes.ts";
 import type { ApiConfig } from "./config.ts";
 import { configVarRoutes } from "./config-vars/config-var-routes.ts";
+import { consoleRoutes } from "./console/console-routes.ts";
 import type { DeliveryQueuePort } from "./feed/delivery-queue-port.ts";
 import { redeliveryJobs } from "./feed/redelivery-jobs.ts";
 import { graphqlRoutes } from "./graphql/graphql-routes.ts";
@@ -73,6 +74,7 @@ export function createApp({
     .onRequest(() => store.requestArrived())
     .use(errorPlugin(log, config.MAX_BODY_BYTES))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
+    .use(consoleRoutes())
     .use(authRoutes(limited))
     .use(customRoutes(limited, catalogues))
     .use(configVarRoutes(limited, configVars))

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what the service needs and is missing: npm packages (Bun among them) and redis-server; for
 # the tests, PostgreSQL too (the harness starts a private cluster from its binaries) unless
-# TEST_DATABASE_URL names a server.
+# TEST_DATABASE_URL names a server, and Chromium, which the browser console's test drives (Debian's
+# package, never a browser download).
 # Idempotent and quiet when everything is already there. Installs exactly the lockfile (npm ci), so
 # the tree stays clean; the lockfile carries every platform's optional packages.
 set -e
@@ -38,5 +39,17 @@ if [ "$1" = "test" ] && [ -z "$TEST_DATABASE_URL" ] && [ -z "$PG_BIN" ] && ! ls 
   else
     echo "setup: PostgreSQL is missing: install it (Debian/Ubuntu: apt-get install postgresql), set PG_BIN to its binaries or TEST_DATABASE_URL to a server." >&2
     exit 1
+  fi
+fi
+
+if [ "$1" = "test" ] && [ ! -x /usr/bin/chromium ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing chromium from Debian's packages…"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq --no-install-recommends chromium >/dev/null
+  else
+    # Only the browser test needs it, and it skips itself (saying so) without: not worth stopping for.
+    echo "setup: chromium is missing (Debian/Ubuntu: apt-get install chromium); the browser console test will skip." >&2
   fi
 fi

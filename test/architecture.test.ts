@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 
 const root = `${import.meta.dir}/..`;
-const sources = [...new Glob("{api,dispatcher,common}/**/*.ts").scanSync(root)];
+const sources = [...new Glob("{api,dispatcher,common,console}/**/*.{ts,tsx}").scanSync(root)];
 const importsOf = async (file: string) =>
   [
     ...(await Bun.file(`${root}/${file}`).text()).matchAll(
@@ -70,6 +70,18 @@ describe("architecture", () => {
           offences.push(`${file} → ${spec}`);
       }
     }
+    expect(offences).toEqual([]);
+  });
+
+  test("console/ (browser code) imports no file outside console/: it reaches the server over HTTP only", async () => {
+    const offences: string[] = [];
+    for (const file of sources.filter((source) => source.startsWith("console/"))) {
+      for (const spec of await importsOf(file)) {
+        if (spec.startsWith(".") && !resolveImport(file, spec).startsWith("console/"))
+          offences.push(`${file} → ${spec}`);
+      }
+    }
+    expect(sources.some((file) => file.startsWith("console/"))).toBe(true);
     expect(offences).toEqual([]);
   });
 
