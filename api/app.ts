@@ -20,8 +20,12 @@ import { createGraphQLService } from "./graphql/graphql-service.ts";
 import { createReadAnswers } from "./graphql/queries/read-answers.ts";
 import type { SchemaCache } from "./graphql/schema/schema-cache.ts";
 import { documentLimits } from "./graphql/tenant-schemas.ts";
+import { corsPolicy } from "./http/cors.ts";
+import { corsPlugin } from "./http/cors-plugin.ts";
 import { errorPlugin } from "./http/error-plugin.ts";
 import { healthRoutes } from "./http/health-routes.ts";
+import type { RouteEntry } from "./http/route-table.ts";
+import { upgradeGuard } from "./http/upgrade-guard.ts";
 import type { CoreServices } from "./services.ts";
 import { webhookRoutes } from "./webhooks/webhook-routes.ts";
 import { createWebhookService } from "./webhooks/webhook-service.ts";
@@ -66,13 +70,18 @@ export function createApp({
   });
   // Every route authenticates through this one service, so every authenticated request is counted.
   const limited = withRateLimits(auth, rateLimiter);
-  return new Elysia()
+  // The edge reads the finished app's routes at request time: 405 answers, OPTIONS, upgrades.
+  const routes = (): readonly RouteEntry[] => app.routes;
+  const app = new Elysia()
     .onRequest(() => store.requestArrived())
-    .use(errorPlugin(log, config.MAX_BODY_BYTES))
+    .use(corsPlugin(corsPolicy(config.CORS_ORIGINS), routes))
+    .use(upgradeGuard(routes))
+    .use(errorPlugin(log, config.MAX_BODY_BYTES, routes))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
     .use(authRoutes(limited))
     .use(customRoutes(limited, catalogues))
     .use(configVarRoutes(limited, configVars))
     .use(graphqlRoutes(limited, graphql))
     .use(webhookRoutes(limited, webhooks));
+  return app;
 }
