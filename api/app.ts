@@ -17,6 +17,7 @@ import type { DeliveryQueuePort } from "./feed/delivery-queue-port.ts";
 import { redeliveryJobs } from "./feed/redelivery-jobs.ts";
 import { graphqlRoutes } from "./graphql/graphql-routes.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
+import { createPersistedQueryStore } from "./graphql/persisted-queries.ts";
 import { createReadAnswers } from "./graphql/queries/read-answers.ts";
 import type { SchemaCache } from "./graphql/schema/schema-cache.ts";
 import { documentLimits } from "./graphql/tenant-schemas.ts";
@@ -59,6 +60,10 @@ export function createApp({
       ? createReadAnswers(store.readJson.bind(store), limits, log)
       : null;
   const graphql = createGraphQLService(catalogues, schemas, limits, log, { reads });
+  const persisted = createPersistedQueryStore({
+    tenantBytes: config.GRAPHQL_PERSISTED_QUERIES_TENANT_BYTES,
+    totalBytes: config.GRAPHQL_PERSISTED_QUERIES_TOTAL_BYTES,
+  });
   const webhooks = createWebhookService({
     store,
     catalogues,
@@ -81,7 +86,7 @@ export function createApp({
     .use(authRoutes(limited))
     .use(customRoutes(limited, catalogues))
     .use(configVarRoutes(limited, configVars))
-    .use(graphqlRoutes(limited, graphql))
+    .use(graphqlRoutes(limited, graphql, { persisted, maxBatch: config.GRAPHQL_MAX_BATCH }))
     .use(webhookRoutes(limited, webhooks));
   return app;
 }
