@@ -25,6 +25,7 @@ import { corsPolicy } from "./http/cors.ts";
 import { corsPlugin } from "./http/cors-plugin.ts";
 import { errorPlugin } from "./http/error-plugin.ts";
 import { healthRoutes } from "./http/health-routes.ts";
+import { openapiRoutes } from "./http/openapi-routes.ts";
 import type { RouteEntry } from "./http/route-table.ts";
 import { upgradeGuard } from "./http/upgrade-guard.ts";
 import type { CoreServices } from "./services.ts";
@@ -40,6 +41,13 @@ export interface AppDeps extends CoreServices {
   rateLimiter: RateLimiter;
   log: Logger;
 }
+
+const API_INFO = {
+  title: "Tenant data service",
+  version: "0.1.0",
+  description:
+    "REST endpoints of the multi-tenant data service; GraphQL is served at /graphql/graphql (its schema at /graphql/schema).",
+};
 
 export function createApp({
   config,
@@ -76,12 +84,13 @@ export function createApp({
   // Every route authenticates through this one service, so every authenticated request is counted.
   const limited = withRateLimits(auth, rateLimiter);
   // The edge reads the finished app's routes at request time: 405 answers, OPTIONS, upgrades.
-  const routes = (): readonly RouteEntry[] => app.routes;
+  const routes = (): readonly (RouteEntry & { hooks?: { detail?: unknown } })[] => app.routes;
   const app = new Elysia()
     .onRequest(() => store.requestArrived())
     .use(corsPlugin(corsPolicy(config.CORS_ORIGINS), routes))
     .use(upgradeGuard(routes))
     .use(errorPlugin(log, config.MAX_BODY_BYTES, routes))
+    .use(openapiRoutes(API_INFO, routes))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
     .use(authRoutes(limited))
     .use(customRoutes(limited, catalogues))

@@ -3,12 +3,14 @@
  * GET for queries, automatic persisted queries on both, the answer's media type from Accept.
  */
 import { Elysia } from "elysia";
+import { z } from "zod";
 import { BadRequestError, NotFoundError } from "../../common/errors.ts";
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import type { Principal } from "../auth/principal.ts";
 import { rateLimitHeaders } from "../auth/rate-limit-headers.ts";
 import { assertAdmitted } from "../auth/rate-limiter.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { requestError } from "./format-error.ts";
 import { GRAPHQL_RESPONSE_JSON, type GraphQLMediaType, negotiateMediaType } from "./graphql-media.ts";
 import { type HttpGraphQLRequest, parseGraphQLBody, parseGraphQLRequest } from "./graphql-request.ts";
@@ -70,7 +72,29 @@ function respond(status: number, text: string, media: GraphQLMediaType): Respons
   return new Response(text, { status, headers });
 }
 
+/**
+ * The request's shape for the API's documentation only: the body is checked by hand
+ * (graphql-request.ts), on every request's path.
+ */
+const RequestDoc = z.object({
+  query: z
+    .string()
+    .optional()
+    .describe("The document; may be left out when extensions.persistedQuery names it"),
+  variables: z.record(z.string(), z.unknown()).nullable().optional(),
+  operationName: z.string().nullable().optional(),
+  extensions: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+const GetRequestDoc = z.object({
+  query: z.string().optional(),
+  variables: z.string().optional().describe("JSON text"),
+  operationName: z.string().optional(),
+  extensions: z.string().optional().describe("JSON text"),
+});
+
 export function graphqlRoutes(auth: AuthService, graphql: GraphQLService, options: GraphQLRouteOptions) {
+  const doc = (summary: string, more: Omit<Parameters<typeof routeDoc>[0], "summary" | "tags"> = {}) =>
+    routeDoc({ summary, tags: ["graphql"], ...more });
   /** Runs requests in order; every query is resolved first, so a bad one in a batch runs none. */
   async function run(principal: Principal, requests: HttpGraphQLRequest[], viaGet: boolean) {
     const resolved = requests.map((request, index) =>
@@ -107,12 +131,18 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService, option
     new Elysia({ name: "graphql-routes", prefix: "/graphql" })
       .use(authPlugin(auth))
       // Public: the specifications `@specifiedBy` points at, the same for every tenant.
-      .get("/scalars/:name", ({ params, set }) => {
-        const text = Object.hasOwn(OWN_SCALAR_SPECS, params.name) ? OWN_SCALAR_SPECS[params.name] : undefined;
-        if (text === undefined) throw new NotFoundError(`no scalar specification named ${params.name}`);
-        set.headers["content-type"] = "text/markdown; charset=utf-8";
-        return text;
-      })
+      .get(
+        "/scalars/:name",
+        ({ params, set }) => {
+          const text = Object.hasOwn(OWN_SCALAR_SPECS, params.name)
+            ? OWN_SCALAR_SPECS[params.name]
+            : undefined;
+          if (text === undefined) throw new NotFoundError(`no scalar specification named ${params.name}`);
+          set.headers["content-type"] = "text/markdown; charset=utf-8";
+          return text;
+        },
+        { detail: doc("A custom scalar's specification (Markdown)", { isPublic: true }) },
+      )
       .get(
         "/schema",
         async ({ principal, request, set }) => {
@@ -125,7 +155,7 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService, option
           set.headers["content-type"] = "text/plain; charset=utf-8";
           return text;
         },
-        { auth: true },
+        { auth: true, detail: doc("The tenant's GraphQL schema as SDL, with an ETag") },
       )
       .post(
         "/graphql",
@@ -142,7 +172,12 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService, option
           // One answer per operation, in order; the batch itself was understood, so 200.
           return respond(200, `[${answers.map((answer) => render(answer, media).text).join(",")}]`, media);
         },
-        { auth: true },
+        {
+          auth: true,
+          detail: doc("Run a GraphQL request, or a batch of them (a JSON array)", {
+            body: z.union([RequestDoc, z.array(RequestDoc).min(1).max(options.maxBatch)]),
+          }),
+        },
       )
       .get(
         "/graphql",
@@ -152,7 +187,7 @@ export function graphqlRoutes(auth: AuthService, graphql: GraphQLService, option
           const { status, text } = render(answer as GraphQLAnswer, media);
           return respond(status, text, media);
         },
-        { auth: true },
+        { auth: true, detail: doc("Run a GraphQL query (no mutations)", { query: GetRequestDoc }) },
       )
   );
 }
