@@ -38,16 +38,16 @@ export const ALLOWED_REQUEST_HEADERS = [
 ];
 
 /** How long a browser may reuse a preflight's answer, in seconds (browsers cap it at 2 h or less). */
-export const PREFLIGHT_MAX_AGE_SECONDS = 600;
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /** The policy from `CORS_ORIGINS`' entries (`*` anywhere means any origin). */
 export function corsPolicy(origins: readonly string[]): CorsPolicy {
   return { anyOrigin: origins.includes("*"), origins: new Set(origins.filter((origin) => origin !== "*")) };
 }
 
-export const isCorsOn = (policy: CorsPolicy) => policy.anyOrigin || policy.origins.size > 0;
+const isCorsOn = (policy: CorsPolicy) => policy.anyOrigin || policy.origins.size > 0;
 
-export const isOriginAllowed = (policy: CorsPolicy, origin: string) =>
+const isOriginAllowed = (policy: CorsPolicy, origin: string) =>
   policy.anyOrigin || policy.origins.has(origin);
 
 /**

@@ -12,7 +12,7 @@ import { Elysia } from "elysia";
 /** The operations of one path item, by lower-case method. */
 type PathItem = Record<string, { parameters?: { name: string; in: string }[] } & Record<string, unknown>>;
 
-const swaggerUi = (file: string) => createRequire(import.meta.url).resolve(`swagger-ui-dist/${file}`);
+const { resolve } = createRequire(import.meta.url);
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -99,7 +99,11 @@ export function openapiRoutes(
       () => new Response(INIT, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
       hidden,
     )
-    .get("/openapi/swagger-ui-bundle.js", () => Bun.file(swaggerUi("swagger-ui-bundle.js")), hidden)
-    .get("/openapi/swagger-ui.css", () => Bun.file(swaggerUi("swagger-ui.css")), hidden);
+    .get(
+      "/openapi/swagger-ui-bundle.js",
+      () => Bun.file(resolve("swagger-ui-dist/swagger-ui-bundle.js")),
+      hidden,
+    )
+    .get("/openapi/swagger-ui.css", () => Bun.file(resolve("swagger-ui-dist/swagger-ui.css")), hidden);
   return docs;
 }

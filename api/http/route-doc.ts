@@ -12,7 +12,7 @@ const jsonSchemaOf = (schema: z.ZodType) => {
 };
 
 /** The error body of SPEC.md §2, as every failure answers. */
-export const ERROR_BODY_SCHEMA = {
+const ERROR_BODY_SCHEMA = {
   type: "object",
   required: ["errorType", "message"],
   properties: {

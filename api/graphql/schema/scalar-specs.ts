@@ -9,7 +9,7 @@
 import { MAX_DURATION_MINUTES } from "../../model/field-values.ts";
 
 /** The path of a scalar specification this service serves itself. */
-export const ownScalarSpecPath = (name: string) => `/graphql/scalars/${name}`;
+const ownScalarSpecPath = (name: string) => `/graphql/scalars/${name}`;
 
 export const SPECIFIED_BY_URL = {
   Instant: "https://scalars.graphql.org/andimarek/date-time.html",
