@@ -18,11 +18,17 @@ import type { DeliveryQueuePort } from "./feed/delivery-queue-port.ts";
 import { redeliveryJobs } from "./feed/redelivery-jobs.ts";
 import { graphqlRoutes } from "./graphql/graphql-routes.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
+import { createPersistedQueryStore } from "./graphql/persisted-queries.ts";
 import { createReadAnswers } from "./graphql/queries/read-answers.ts";
 import type { SchemaCache } from "./graphql/schema/schema-cache.ts";
 import { documentLimits } from "./graphql/tenant-schemas.ts";
+import { corsPolicy } from "./http/cors.ts";
+import { corsPlugin } from "./http/cors-plugin.ts";
 import { errorPlugin } from "./http/error-plugin.ts";
 import { healthRoutes } from "./http/health-routes.ts";
+import { openapiRoutes } from "./http/openapi-routes.ts";
+import type { RouteEntry } from "./http/route-table.ts";
+import { upgradeGuard } from "./http/upgrade-guard.ts";
 import type { CoreServices } from "./services.ts";
 import { webhookRoutes } from "./webhooks/webhook-routes.ts";
 import { createWebhookService } from "./webhooks/webhook-service.ts";
@@ -36,6 +42,13 @@ export interface AppDeps extends CoreServices {
   rateLimiter: RateLimiter;
   log: Logger;
 }
+
+const API_INFO = {
+  title: "Tenant data service",
+  version: "0.1.0",
+  description:
+    "REST endpoints of the multi-tenant data service; GraphQL is served at /graphql/graphql (its schema at /graphql/schema).",
+};
 
 export function createApp({
   config,
@@ -59,6 +72,10 @@ export function createApp({
     reads,
     documentCacheBytes: config.GRAPHQL_DOCUMENT_CACHE_BYTES,
   });
+  const persisted = createPersistedQueryStore({
+    tenantBytes: config.GRAPHQL_PERSISTED_QUERIES_TENANT_BYTES,
+    totalBytes: config.GRAPHQL_PERSISTED_QUERIES_TOTAL_BYTES,
+  });
   const webhooks = createWebhookService({
     store,
     catalogues,
@@ -70,14 +87,20 @@ export function createApp({
   });
   // Every route authenticates through this one service, so every authenticated request is counted.
   const limited = withRateLimits(auth, rateLimiter);
-  return new Elysia()
+  // The edge reads the finished app's routes at request time: 405 answers, OPTIONS, upgrades.
+  const routes = (): readonly (RouteEntry & { hooks?: { detail?: unknown } })[] => app.routes;
+  const app = new Elysia()
     .onRequest(() => store.requestArrived())
-    .use(errorPlugin(log, config.MAX_BODY_BYTES))
+    .use(corsPlugin(corsPolicy(config.CORS_ORIGINS), routes))
+    .use(upgradeGuard(routes))
+    .use(errorPlugin(log, config.MAX_BODY_BYTES, routes))
+    .use(openapiRoutes(API_INFO, routes))
     .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
     .use(consoleRoutes())
     .use(authRoutes(limited))
     .use(customRoutes(limited, catalogues))
     .use(configVarRoutes(limited, configVars))
-    .use(graphqlRoutes(limited, graphql))
+    .use(graphqlRoutes(limited, graphql, { persisted, maxBatch: config.GRAPHQL_MAX_BATCH }))
     .use(webhookRoutes(limited, webhooks));
+  return app;
 }

@@ -99,8 +99,35 @@ export const ApiConfigSchema = z.object({
   /** How often the API deletes what the two retentions let go, in ms (also once at start). Default 600000. */
   RETENTION_SWEEP_MS: positiveInt(600_000),
   /** Largest accepted request body in bytes. Default 1 MiB. */
-
   MAX_BODY_BYTES: positiveInt(1024 * 1024),
+  /**
+   * Browser origins allowed to call the API cross-origin, comma-separated (`https://app.example.com`),
+   * or `*` for any origin. Default empty: no cross-origin access (preflights are refused).
+   */
+  CORS_ORIGINS: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .default("")
+      .transform((text) =>
+        text
+          .split(",")
+          .map((origin) => origin.trim())
+          .filter((origin) => origin !== ""),
+      )
+      .pipe(
+        z.array(z.string().refine(isOriginOrAny, "must be an origin like https://app.example.com, or *")),
+      ),
+  ),
+  /** Most operations in one batched GraphQL request (a JSON array body). Default 10. */
+  GRAPHQL_MAX_BATCH: positiveInt(10),
+  /**
+   * Bytes of query text one tenant's automatic persisted queries may hold in one API process; the
+   * least recently used go first. Default 1 MiB.
+   */
+  GRAPHQL_PERSISTED_QUERIES_TENANT_BYTES: positiveInt(1024 * 1024),
+  /** Bytes of query text all tenants' persisted queries may hold together in one API process. Default 32 MiB. */
+  GRAPHQL_PERSISTED_QUERIES_TOTAL_BYTES: positiveInt(32 * 1024 * 1024),
   /**
    * Requests per second one API token may make, on average, across all API processes; 0 turns the
    * per-token limit off. Default 500 (half the tenant's, so one busy client leaves room for the others).
@@ -116,6 +143,17 @@ export const ApiConfigSchema = z.object({
   /** How many requests one tenant may make at once before its rate applies. Default 2000. */
   RATE_LIMIT_TENANT_BURST: positiveInt(2000),
 });
+
+/** `*`, or an origin exactly as a browser sends it: scheme, host and port only, no trailing slash. */
+function isOriginOrAny(text: string): boolean {
+  if (text === "*") return true;
+  try {
+    const url = new URL(text);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === text;
+  } catch {
+    return false;
+  }
+}
 
 /** A rate in requests per second read from an environment string (fractions allowed, 0 = off). */
 function requestRate(defaultValue: number) {

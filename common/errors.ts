@@ -9,6 +9,7 @@ export type ErrorCode =
   | "unauthorized"
   | "insufficient_access"
   | "not_found"
+  | "method_not_allowed"
   | "bad_request"
   | "validation_failed"
   | "conflict"
@@ -55,6 +56,17 @@ export class InsufficientAccessError extends AppError {
 
 export class NotFoundError extends AppError {
   readonly code = "not_found";
+}
+
+/** The path exists but not with this method; `allowed` lists the methods it has (the `Allow` header). */
+export class MethodNotAllowedError extends AppError {
+  readonly code = "method_not_allowed";
+  constructor(
+    message: string,
+    readonly allowed: string[],
+  ) {
+    super(message);
+  }
 }
 
 /** The request could not be understood (malformed JSON, wrong content type, ...). */

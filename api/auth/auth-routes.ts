@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { z } from "zod";
 import { parseBody } from "../http/parse-body.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { ROLES, type TokenRecord } from "../store/store.ts";
 import { authPlugin } from "./auth-plugin.ts";
 import type { AuthService } from "./auth-service.ts";
@@ -39,7 +40,7 @@ export function authRoutes(auth: AuthService) {
           expiresAt: iso(principal.expiresAt),
         },
       }),
-      { auth: true },
+      { auth: true, detail: routeDoc({ summary: "Who the token belongs to", tags: ["auth"] }) },
     )
     .post(
       "/token",
@@ -57,12 +58,15 @@ export function authRoutes(auth: AuthService) {
           result: { token: issued.token, jti: issued.record.jti, expiresAt: iso(issued.record.expiresAt) },
         };
       },
-      { auth: "administrator" },
+      {
+        auth: "administrator",
+        detail: routeDoc({ summary: "Mint a token", tags: ["auth"], body: TokenRequestSchema, status: 201 }),
+      },
     )
     .get(
       "/tokens",
       async ({ principal }) => ({ result: (await auth.listTokens(principal.tenantId)).map(tokenView) }),
-      { auth: "administrator" },
+      { auth: "administrator", detail: routeDoc({ summary: "List the tenant's tokens", tags: ["auth"] }) },
     )
     .delete(
       "/token/:jti",
@@ -70,6 +74,6 @@ export function authRoutes(auth: AuthService) {
         await auth.revokeToken(principal.tenantId, params.jti);
         return { result: { jti: params.jti, revoked: true } };
       },
-      { auth: "administrator" },
+      { auth: "administrator", detail: routeDoc({ summary: "Revoke a token", tags: ["auth"] }) },
     );
 }

@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import { parseBody } from "../http/parse-body.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import type { CatalogueService } from "./catalogue-service.ts";
 import { AddFieldInputSchema, ObjectInputSchema } from "./definition-input.ts";
 import { fieldView, objectView } from "./definition-view.ts";
@@ -15,6 +16,10 @@ export function customRoutes(auth: AuthService, catalogues: CatalogueService) {
       return { result: { id: object.id, tracked: object.tracked } };
     };
   const admin = { auth: "administrator" } as const;
+  const doc = (summary: string, body?: Parameters<typeof routeDoc>[0]["body"]) => ({
+    ...admin,
+    detail: routeDoc({ summary, tags: ["custom objects"], body }),
+  });
 
   return new Elysia({ name: "custom-routes", prefix: "/custom" })
     .use(authPlugin(auth))
@@ -24,7 +29,7 @@ export function customRoutes(auth: AuthService, catalogues: CatalogueService) {
         const object = await catalogues.createObject(principal.tenantId, parseBody(ObjectInputSchema, body));
         return { result: objectView(object) };
       },
-      admin,
+      doc("Create a custom object", ObjectInputSchema),
     )
     .post(
       "/standalone/fields",
@@ -32,19 +37,19 @@ export function customRoutes(auth: AuthService, catalogues: CatalogueService) {
         const field = await catalogues.addField(principal.tenantId, parseBody(AddFieldInputSchema, body));
         return { result: fieldView(field) };
       },
-      admin,
+      doc("Add a custom field", AddFieldInputSchema),
     )
-    .post("/standalone/track/:id", track(true), admin)
-    .delete("/standalone/track/:id", track(false), admin)
-    .post("/standalone/schema/:id/track", track(true), admin)
-    .delete("/standalone/schema/:id/track", track(false), admin)
+    .post("/standalone/track/:id", track(true), doc("Track an object's changes"))
+    .delete("/standalone/track/:id", track(false), doc("Stop tracking an object's changes"))
+    .post("/standalone/schema/:id/track", track(true), doc("Track an object's changes"))
+    .delete("/standalone/schema/:id/track", track(false), doc("Stop tracking an object's changes"))
     .get(
       "/schemas",
       async ({ principal }) => {
         const catalogue = await catalogues.get(principal.tenantId);
         return { result: catalogue.objects.filter((object) => object.custom).map(objectView) };
       },
-      admin,
+      doc("List the custom objects"),
     )
     .delete(
       "/standalone/schema/:id",
@@ -52,7 +57,7 @@ export function customRoutes(auth: AuthService, catalogues: CatalogueService) {
         await catalogues.deleteObject(principal.tenantId, params.id);
         return { result: { id: params.id, deleted: true } };
       },
-      admin,
+      doc("Delete a custom object"),
     )
     .delete(
       "/standalone/field/:id",
@@ -60,6 +65,6 @@ export function customRoutes(auth: AuthService, catalogues: CatalogueService) {
         await catalogues.deleteField(principal.tenantId, params.id);
         return { result: { id: params.id, deleted: true } };
       },
-      admin,
+      doc("Delete a custom field"),
     );
 }

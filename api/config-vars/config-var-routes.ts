@@ -3,11 +3,16 @@ import { Elysia } from "elysia";
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import { parseBody } from "../http/parse-body.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import { ConfigVariableInputSchema } from "./config-var-input.ts";
 import { type ConfigVarService, configVariableView } from "./config-var-service.ts";
 
 export function configVarRoutes(auth: AuthService, variables: ConfigVarService) {
   const admin = { auth: "administrator" } as const;
+  const doc = (summary: string, body?: Parameters<typeof routeDoc>[0]["body"]) => ({
+    ...admin,
+    detail: routeDoc({ summary, tags: ["config variables"], body }),
+  });
   return new Elysia({ name: "config-var-routes", prefix: "/configuration/extension" })
     .use(authPlugin(auth))
     .post(
@@ -17,21 +22,21 @@ export function configVarRoutes(auth: AuthService, variables: ConfigVarService) 
           await variables.put(principal.tenantId, parseBody(ConfigVariableInputSchema, body)),
         ),
       }),
-      admin,
+      doc("Create or replace a config variable", ConfigVariableInputSchema),
     )
     .get(
       "/",
       async ({ principal }) => ({
         result: (await variables.list(principal.tenantId)).map(configVariableView),
       }),
-      admin,
+      doc("List the config variables"),
     )
     .get(
       "/:key",
       async ({ principal, params }) => ({
         result: configVariableView(await variables.get(principal.tenantId, params.key)),
       }),
-      admin,
+      doc("Read a config variable"),
     )
     .delete(
       "/:key",
@@ -39,6 +44,6 @@ export function configVarRoutes(auth: AuthService, variables: ConfigVarService) 
         await variables.delete(principal.tenantId, params.key);
         return { result: { key: params.key, deleted: true } };
       },
-      admin,
+      doc("Delete a config variable"),
     );
 }

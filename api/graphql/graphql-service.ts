@@ -35,11 +35,14 @@ export type GraphQLService = ReturnType<typeof createGraphQLService>;
 
 /**
  * What a request is answered with: the HTTP status (200 unless GET carried a mutation) and the
- * body, an object or, when the store read the whole answer, its JSON text.
+ * body, an object or, when the store read the whole answer, its JSON text. `requestError` marks a
+ * request that never executed (parse, validation, variables): GraphQL over HTTP answers those 400
+ * to a client that accepts application/graphql-response+json.
  */
 export interface GraphQLAnswer {
   status: number;
   body: Record<string, unknown> | string;
+  requestError?: boolean;
 }
 
 export function createGraphQLService(
@@ -129,7 +132,7 @@ export function createGraphQLService(
 
     /** Runs a request; `viaGet` requests may only read (a mutation answers 405). */
     async execute(principal: Principal, request: GraphQLRequest, viaGet = false): Promise<GraphQLAnswer> {
-      const answer = (body: Record<string, unknown>, status = 200) => ({ status, body });
+      const answer = (body: Record<string, unknown>, status = 200) => ({ status, body, requestError: true });
       const catalogue = await catalogues.get(principal.tenantId);
       const tenantSchema = schemas.get(catalogue);
       const prepared = prepare(principal.tenantId, tenantSchema, request.query);
@@ -190,7 +193,8 @@ export function createGraphQLService(
       if (result.errors) body.errors = result.errors.map((error) => formatGraphQLError(error, log));
       // A mutation is all or nothing: when it failed, nothing it reported holds.
       body.data = operation.operation === "mutation" && result.errors ? null : (result.data ?? null);
-      return answer(body);
+      // No data at all: the variables did not coerce, so nothing ran.
+      return { status: 200, body, requestError: result.data === undefined };
     },
   };
 }

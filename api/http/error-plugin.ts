@@ -3,15 +3,28 @@
  * documented error shape, and reading request bodies within the size limit:
  * by Content-Length before anything is read, by the bytes read otherwise
  * (chunked bodies, counted as they stream in), so an oversized body is always
- * answered 413 in our shape, with the connection closed.
+ * answered 413 in our shape, with the connection closed. A path the router knows under other
+ * methods is answered 405 with `Allow`, not 404.
  */
 import { Elysia } from "elysia";
-import { AppError, BadRequestError, NotFoundError, PayloadTooLargeError } from "../../common/errors.ts";
+import {
+  AppError,
+  BadRequestError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from "../../common/errors.ts";
 import type { Logger } from "../../common/log.ts";
 import { errorResponse } from "./error-response.ts";
 import { bodyTooLarge, readBodyWithin } from "./read-body.ts";
+import { methodsAt, type RouteEntry } from "./route-table.ts";
 
-export function errorPlugin(log: Logger, maxBodyBytes: number) {
+/** `routes` are the app's (read when a request finds no route), for 405 answers. */
+export function errorPlugin(
+  log: Logger,
+  maxBodyBytes: number,
+  routes: () => readonly RouteEntry[] = () => [],
+) {
   // The body is left unread (or read in part): keeping the connection would make the server read
   // the rest as the next request, or wait for a body the client withholds after this answer.
   const refuseBody = (error: PayloadTooLargeError) => {
@@ -45,10 +58,17 @@ export function errorPlugin(log: Logger, maxBodyBytes: number) {
         throw new BadRequestError("the request body is not valid JSON");
       }
     })
-    .onError({ as: "global" }, ({ code, error }) => {
+    .onError({ as: "global" }, ({ code, error, request }) => {
       switch (code) {
-        case "NOT_FOUND":
-          return errorResponse(new NotFoundError("no such endpoint"), log);
+        case "NOT_FOUND": {
+          const allowed = methodsAt(routes(), new URL(request.url).pathname);
+          if (allowed.length === 0) return errorResponse(new NotFoundError("no such endpoint"), log);
+          const refused = new MethodNotAllowedError(
+            `${request.method} is not a method of this path`,
+            allowed,
+          );
+          return errorResponse(refused, log);
+        }
         case "PARSE": {
           // Elysia wraps what our parser throws (a body over the limit, bad JSON): answer with that.
           const cause = (error as { cause?: unknown }).cause;

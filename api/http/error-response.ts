@@ -2,13 +2,20 @@
  * The one place where errors become HTTP answers: code → status, body shaped
  * per SPEC.md §2. Unknown errors are logged with an id and masked.
  */
-import { type AppError, type ErrorCode, isAppError, RateLimitedError } from "../../common/errors.ts";
+import {
+  type AppError,
+  type ErrorCode,
+  isAppError,
+  MethodNotAllowedError,
+  RateLimitedError,
+} from "../../common/errors.ts";
 import { describeError, type Logger } from "../../common/log.ts";
 
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   unauthorized: 401,
   insufficient_access: 403,
   not_found: 404,
+  method_not_allowed: 405,
   bad_request: 400,
   validation_failed: 400,
   conflict: 409,
@@ -45,6 +52,7 @@ function appErrorResponse(error: AppError): Response {
   if (error.details) body.details = error.details;
   const headers: Record<string, string> = {};
   if (error instanceof RateLimitedError) headers["retry-after"] = String(error.retryAfterSeconds);
+  if (error instanceof MethodNotAllowedError) headers.allow = error.allowed.join(", ");
   return json(STATUS_BY_CODE[error.code], body, headers);
 }
 

@@ -6,13 +6,14 @@ import { ValidationError } from "../../common/errors.ts";
 import { authPlugin } from "../auth/auth-plugin.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import { parseBody, parseQuery } from "../http/parse-body.ts";
+import { routeDoc } from "../http/route-doc.ts";
 import {
   DELIVERY_STATUSES,
   type DeliveryAttempt,
   type DeliveryRecord,
   type WebhookRecord,
 } from "../store/store.ts";
-import { readWebhookInput } from "./webhook-input.ts";
+import { readWebhookInput, WebhookInputSchema } from "./webhook-input.ts";
 import type { WebhookService } from "./webhook-service.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -77,6 +78,10 @@ function decodeCursor(cursor: string | undefined): { createdAt: number; id: stri
 
 export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
   const admin = { auth: "administrator" } as const;
+  const doc = (summary: string, more: Omit<Parameters<typeof routeDoc>[0], "summary" | "tags"> = {}) => ({
+    ...admin,
+    detail: routeDoc({ summary, tags: ["webhooks"], ...more }),
+  });
   return new Elysia({ name: "webhook-routes", prefix: "/webhooks" })
     .use(authPlugin(auth))
     .post(
@@ -86,26 +91,26 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
         set.status = 201;
         return { result: { ...webhookView(webhook), secret } };
       },
-      admin,
+      doc("Create a webhook", { body: WebhookInputSchema, status: 201 }),
     )
     .get(
       "/",
       async ({ principal }) => ({ result: (await webhooks.list(principal.tenantId)).map(webhookView) }),
-      admin,
+      doc("List the webhooks"),
     )
     .get(
       "/:id",
       async ({ principal, params }) => ({
         result: webhookView(await webhooks.get(principal.tenantId, params.id)),
       }),
-      admin,
+      doc("Read a webhook"),
     )
     .put(
       "/:id",
       async ({ principal, params, body }) => ({
         result: webhookView(await webhooks.replace(principal.tenantId, params.id, readWebhookInput(body))),
       }),
-      admin,
+      doc("Replace a webhook", { body: WebhookInputSchema }),
     )
     .delete(
       "/:id",
@@ -113,7 +118,7 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
         await webhooks.delete(principal.tenantId, params.id);
         return { result: { id: params.id, deleted: true } };
       },
-      admin,
+      doc("Delete a webhook"),
     )
     .get(
       "/:id/deliveries",
@@ -132,7 +137,7 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
           nextCursor: rows.length === q.limit && last ? encodeCursor(last.delivery) : null,
         };
       },
-      admin,
+      doc("List a webhook's deliveries, newest first", { query: DeliveryListSchema }),
     )
     .post(
       "/:id/deliveries/:deliveryId/retry",
@@ -141,7 +146,7 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
         set.status = 202;
         return { result: { id: delivery.id, status: delivery.status } };
       },
-      admin,
+      doc("Deliver a delivery again", { status: 202 }),
     )
     .post(
       "/:id/recover",
@@ -151,6 +156,6 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
         set.status = 202;
         return { result: { requeued } };
       },
-      admin,
+      doc("Deliver again what failed since a time", { body: RecoverSchema, status: 202 }),
     );
 }

@@ -68,7 +68,8 @@ describe("introspection", () => {
   test("a client building its schema from introspection gets the same types as the SDL", async () => {
     const { status, body } = await t.call("POST", "/graphql/graphql", {
       token: acme.adminToken,
-      body: { query: getIntrospectionQuery() },
+      // A client that asks for the scalars' specification URLs (@specifiedBy) gets them too.
+      body: { query: getIntrospectionQuery({ specifiedByUrl: true }) },
     });
     expect(status).toBe(200);
     expect(body.errors).toBeUndefined();

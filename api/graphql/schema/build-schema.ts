@@ -79,7 +79,16 @@ function scalarType(field: FieldDef) {
   }
 }
 
-const describe = (field: FieldDef) => field.description ?? field.label ?? undefined;
+/**
+ * A field's description; a picklist's also lists its allowed values (picklists stay `String`s in the
+ * types, for clients written against them, so the values are told in words).
+ */
+function describe(field: FieldDef): string | undefined {
+  const own = field.description ?? field.label ?? undefined;
+  if ((field.type !== "picklist" && field.type !== "multipicklist") || !field.items?.length) return own;
+  const values = `Allowed values: ${field.items.map((item) => JSON.stringify(item)).join(", ")}.`;
+  return own ? `${own}. ${values}` : values;
+}
 const isWritable = (field: FieldDef) => !field.readOnly && !field.system;
 
 const PageInfo = new GraphQLObjectType({

@@ -12,6 +12,7 @@ import {
   parseLocalDate,
   parseLocalTime,
 } from "../../model/field-values.ts";
+import { SPECIFIED_BY_URL } from "./scalar-specs.ts";
 
 function literal(node: ValueNode): unknown {
   switch (node.kind) {
@@ -27,7 +28,7 @@ function literal(node: ValueNode): unknown {
 }
 
 function scalar(
-  name: string,
+  name: keyof typeof SPECIFIED_BY_URL,
   description: string,
   parse: (value: unknown) => unknown,
   serialize: (value: unknown) => unknown,
@@ -42,6 +43,7 @@ function scalar(
   return new GraphQLScalarType({
     name,
     description,
+    specifiedByURL: SPECIFIED_BY_URL[name],
     serialize,
     parseValue: parseOrExplain,
     parseLiteral: (node) => parseOrExplain(literal(node)),
@@ -55,7 +57,12 @@ export const InstantScalar = scalar(
   (value) => new Date(typeof value === "number" ? value : parseInstant(value)).toISOString(),
 );
 export const LocalDateScalar = scalar("LocalDate", "A calendar date, 2024-05-01.", parseLocalDate, String);
-export const LocalTimeScalar = scalar("LocalTime", "A time of day, 10:30:00.000.", parseLocalTime, String);
+export const LocalTimeScalar = scalar(
+  "LocalTime",
+  "A time of day, always rendered with seconds and milliseconds (10:30:00.000); input also accepts 10:30.",
+  parseLocalTime,
+  String,
+);
 export const BigDecimalScalar = scalar(
   "BigDecimal",
   "An exact decimal number, as a string on the wire.",
