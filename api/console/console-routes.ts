@@ -41,6 +41,9 @@ const ASSET_HEADERS = {
   "x-content-type-options": "nosniff",
 };
 
+/** The console is a page, not part of the REST API: its routes stay out of the OpenAPI document. */
+const PAGE_ROUTE = { detail: { hide: true } };
+
 /** `build` makes the bundle (default: console/ with Bun.build); called once, again only after a failure. */
 export function consoleRoutes(build: () => Promise<ConsoleBundle> = buildConsole) {
   let bundle: Promise<ConsoleBundle> | null = null;
@@ -55,11 +58,15 @@ export function consoleRoutes(build: () => Promise<ConsoleBundle> = buildConsole
     serveConsoleFile((await current()).page, request, PAGE_HEADERS);
 
   return new Elysia({ name: "console-routes" })
-    .get(CONSOLE_PATH, page)
-    .get(`${CONSOLE_PATH}/`, page)
-    .get(`${CONSOLE_ASSETS_PATH}:name`, async ({ params, request }) => {
-      const asset = (await current()).assets.get(params.name);
-      if (!asset) throw new NotFoundError(`no console asset '${params.name}'`);
-      return serveConsoleFile(asset, request, ASSET_HEADERS);
-    });
+    .get(CONSOLE_PATH, page, PAGE_ROUTE)
+    .get(`${CONSOLE_PATH}/`, page, PAGE_ROUTE)
+    .get(
+      `${CONSOLE_ASSETS_PATH}:name`,
+      async ({ params, request }) => {
+        const asset = (await current()).assets.get(params.name);
+        if (!asset) throw new NotFoundError(`no console asset '${params.name}'`);
+        return serveConsoleFile(asset, request, ASSET_HEADERS);
+      },
+      PAGE_ROUTE,
+    );
 }

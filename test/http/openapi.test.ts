@@ -7,8 +7,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createTestApp, type TestApp } from "../support/app.ts";
 
-// Routes that serve the document itself, not the API it describes.
+// Routes that serve pages (the document itself, the browser console), not the API it describes.
 const DOCUMENTATION_ROUTES = new Set([
+  "/console",
+  "/console/",
+  "/console/assets/:name",
   "/openapi.json",
   "/openapi",
   "/openapi/swagger-ui-init.js",
