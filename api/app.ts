@@ -5,8 +5,11 @@
  */
 import { Elysia } from "elysia";
 import type Redis from "ioredis";
+import { readBuildInfo } from "../common/build-info.ts";
 import type { Logger } from "../common/log.ts";
+import type { Registry } from "../common/metrics.ts";
 import { isRedisReachable } from "../common/redis.ts";
+import { currentRequestId } from "../common/request-context.ts";
 import { authRoutes } from "./auth/auth-routes.ts";
 import { withRateLimits } from "./auth/auth-service.ts";
 import type { RateLimiter } from "./auth/rate-limiter.ts";
@@ -16,6 +19,7 @@ import { configVarRoutes } from "./config-vars/config-var-routes.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import type { DeliveryQueuePort } from "./feed/delivery-queue-port.ts";
 import { redeliveryJobs } from "./feed/redelivery-jobs.ts";
+import { instrumentGraphQL } from "./graphql/graphql-metrics.ts";
 import { graphqlRoutes } from "./graphql/graphql-routes.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
 import { createPersistedQueryStore } from "./graphql/persisted-queries.ts";
@@ -26,7 +30,10 @@ import { corsPolicy } from "./http/cors.ts";
 import { corsPlugin } from "./http/cors-plugin.ts";
 import { errorPlugin } from "./http/error-plugin.ts";
 import { healthRoutes } from "./http/health-routes.ts";
+import { createHttpMetrics } from "./http/http-metrics.ts";
+import { metricsRoutes } from "./http/metrics-routes.ts";
 import { openapiRoutes } from "./http/openapi-routes.ts";
+import { requestContextPlugin } from "./http/request-context-plugin.ts";
 import type { RouteEntry } from "./http/route-table.ts";
 import { upgradeGuard } from "./http/upgrade-guard.ts";
 import type { CoreServices } from "./services.ts";
@@ -41,6 +48,8 @@ export interface AppDeps extends CoreServices {
   /** Per-token and per-tenant request rates, asked once per authenticated request. */
   rateLimiter: RateLimiter;
   log: Logger;
+  /** The process's metrics registry: the app's families go on it, `GET /metrics` renders it. */
+  metrics: Registry;
 }
 
 const API_INFO = {
@@ -62,16 +71,20 @@ export function createApp({
   deliveryQueue,
   rateLimiter,
   log,
+  metrics,
 }: AppDeps) {
   const limits = documentLimits(config);
   const reads =
     config.GRAPHQL_STORE_READS && store.readJson
       ? createReadAnswers(store.readJson.bind(store), limits, log)
       : null;
-  const graphql = createGraphQLService(catalogues, schemas, limits, log, {
-    reads,
-    documentCacheBytes: config.GRAPHQL_DOCUMENT_CACHE_BYTES,
-  });
+  const graphql = instrumentGraphQL(
+    createGraphQLService(catalogues, schemas, limits, log, {
+      reads,
+      documentCacheBytes: config.GRAPHQL_DOCUMENT_CACHE_BYTES,
+    }),
+    metrics,
+  );
   const persisted = createPersistedQueryStore({
     tenantBytes: config.GRAPHQL_PERSISTED_QUERIES_TENANT_BYTES,
     totalBytes: config.GRAPHQL_PERSISTED_QUERIES_TOTAL_BYTES,
@@ -83,19 +96,25 @@ export function createApp({
     box,
     allowHttp: config.WEBHOOKS_ALLOW_HTTP,
     maxSelectionFields: config.WEBHOOK_MAX_SELECTION_FIELDS,
-    redeliver: (deliveries) => deliveryQueue.requeue(redeliveryJobs(deliveries)),
+    redeliver: (deliveries) => deliveryQueue.requeue(redeliveryJobs(deliveries, currentRequestId())),
   });
   // Every route authenticates through this one service, so every authenticated request is counted.
   const limited = withRateLimits(auth, rateLimiter);
   // The edge reads the finished app's routes at request time: 405 answers, OPTIONS, upgrades.
   const routes = (): readonly (RouteEntry & { hooks?: { detail?: unknown } })[] => app.routes;
   const app = new Elysia()
+    .use(requestContextPlugin(log, createHttpMetrics(metrics)))
     .onRequest(() => store.requestArrived())
     .use(corsPlugin(corsPolicy(config.CORS_ORIGINS), routes))
     .use(upgradeGuard(routes))
     .use(errorPlugin(log, config.MAX_BODY_BYTES, routes))
     .use(openapiRoutes(API_INFO, routes))
-    .use(healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }))
+    .use(
+      healthRoutes({ store: () => store.ping(), redis: () => isRedisReachable(redis) }, () =>
+        readBuildInfo(config.GIT_COMMIT),
+      ),
+    )
+    .use(metricsRoutes(metrics, config.METRICS_TOKEN))
     .use(consoleRoutes())
     .use(authRoutes(limited))
     .use(customRoutes(limited, catalogues))

@@ -4,8 +4,10 @@
  * and shuts down cleanly on SIGTERM/SIGINT.
  */
 import type { Server } from "bun";
+import { readBuildInfo } from "../common/build-info.ts";
 import { ConfigError } from "../common/errors.ts";
 import { createLogger, describeError } from "../common/log.ts";
+import { createMetricsRegistry } from "../common/metrics.ts";
 import { connectRedis } from "../common/redis.ts";
 
 import { provisionTenant } from "./auth/provision-tenant.ts";
@@ -37,7 +39,8 @@ async function main(): Promise<void> {
     );
   }
 
-  const { app, feed, retention, stop } = createApiRuntime(config, services, redis, log);
+  const metrics = createMetricsRegistry({ build: readBuildInfo(config.GIT_COMMIT) });
+  const { app, feed, retention, stop } = createApiRuntime(config, services, redis, log, metrics);
 
   try {
     app.listen(serverOptions(config));

@@ -2,18 +2,22 @@
  * Everything the API process runs, assembled from its services and Redis:
  * the tenants' schemas, the delivery queue, the change feed (a tailer woken by
  * local commits, feeding the webhook consumer), the retention sweeper, the request-rate limiter and the HTTP app. main.ts listens and starts
- * the feed and the sweeper; tests and benchmarks assemble the same thing.
+ * the feed and the sweeper; tests and benchmarks assemble the same thing. Every part's metrics go
+ * on `metrics` (main.ts passes the process's registry; by default a bare one of the runtime's own).
  */
 import type Redis from "ioredis";
 import type { Logger } from "../common/log.ts";
+import { createMetricsRegistry, type Registry } from "../common/metrics.ts";
 import { redisKeys } from "../common/redis-keys.ts";
 import { createApp } from "./app.ts";
+import { countRefusals } from "./auth/rate-limit-metrics.ts";
 import { rateLimitRules } from "./auth/rate-limiter.ts";
 import { createRedisRateLimiter } from "./auth/redis-rate-limiter.ts";
 import type { ApiConfig } from "./config.ts";
 import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
 import { createCommitSignal } from "./feed/commit-signal.ts";
 import { createLease } from "./feed/feed-lease.ts";
+import { registerFeedMetrics } from "./feed/feed-metrics.ts";
 import { createFeedTailer } from "./feed/feed-tailer.ts";
 import { createWebhookConsumer } from "./feed/webhook-consumer.ts";
 import { createTenantSchemas } from "./graphql/tenant-schemas.ts";
@@ -29,6 +33,7 @@ export function createApiRuntime(
   services: CoreServices,
   redis: Redis,
   log: Logger,
+  metrics: Registry = createMetricsRegistry(),
 ) {
   const { store, catalogues } = services;
   const keys = redisKeys(config.REDIS_PREFIX);
@@ -52,6 +57,7 @@ export function createApiRuntime(
     idleMs: config.FEED_POLL_MS,
   });
   commits.listen(feed.notify);
+  registerFeedMetrics(metrics, () => feed.lag());
   const retention = createRetentionSweeper({
     store,
     log,
@@ -61,10 +67,14 @@ export function createApiRuntime(
     },
     everyMs: config.RETENTION_SWEEP_MS,
   });
-  const rateLimiter = createRedisRateLimiter({ redis, keys, rules: rateLimitRules(config), log });
-  const app = createApp({ config, redis, log, schemas, deliveryQueue, rateLimiter, ...services });
+  const rateLimiter = countRefusals(
+    createRedisRateLimiter({ redis, keys, rules: rateLimitRules(config), log }),
+    metrics,
+  );
+  const app = createApp({ config, redis, log, schemas, deliveryQueue, rateLimiter, metrics, ...services });
   return {
     app,
+    metrics,
     feed,
     retention,
     schemas,

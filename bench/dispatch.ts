@@ -60,6 +60,7 @@ const DISPATCHER_ENV = {
   DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8",
   DISPATCH_CONCURRENCY: String(CONCURRENCY),
   SHUTDOWN_GRACE_MS: "1000",
+  DISPATCHER_PORT: "0",
 };
 const FOUR: ReceiverId[] = ["r1", "r2", "r3", "r4"];
 const SPECS = {

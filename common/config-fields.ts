@@ -29,6 +29,23 @@ export const sharedConfigFields = {
   ),
   /** `debug`, `info`, `warn`, `error` or `silent`. Default `info`. */
   LOG_LEVEL: z.preprocess(emptyAsUndefined, z.enum(LOG_LEVELS).default("info")),
+  /**
+   * When set, `GET /metrics` (API and dispatcher) answers only requests with `Authorization: Bearer
+   * <METRICS_TOKEN>` (≥ 16 characters). Default: unset, `/metrics` is open to whoever reaches the
+   * listen address (HOST / DISPATCHER_HOST, loopback by default).
+   */
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(16, "must be at least 16 characters").optional(),
+  ),
+  /** The git commit being run, as the deployment knows it (`/version`, `build_info`). Default: the checkout's HEAD, if any. */
+  GIT_COMMIT: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^[0-9a-f]{7,64}$/, "must be a hex commit id")
+      .optional(),
+  ),
 };
 
 /** A positive integer read from an environment string, with a default. */

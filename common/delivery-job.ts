@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { isSaneRequestId } from "./request-context.ts";
 
 export const DeliveryJobSchema = z.object({
   /** Tenant owning the webhook; every job is scoped by it. */
@@ -23,6 +24,12 @@ export const DeliveryJobSchema = z.object({
   body: z.array(z.unknown()).min(1),
   /** Commit time of the mutation, ms since the epoch (for latency figures). */
   committedAt: z.number().int().nonnegative(),
+  /**
+   * The id of the API request that caused this delivery (its mutation's, or the retry's or
+   * recover's), for log correlation: the dispatcher's lines about the delivery carry it. Not the
+   * `service-request-id` header, which is the delivery's id. Absent when no request caused it.
+   */
+  requestId: z.string().refine(isSaneRequestId, "not a request id").optional(),
 });
 
 export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;

@@ -73,6 +73,13 @@ export const DispatcherConfigSchema = z.object({
   DELIVERY_ALLOW_PRIVATE_NETWORKS: parsedWith(parseAllowedRanges, ""),
   /** Allow plain `http://` webhook URLs (development and tests only). Default false. */
   DELIVERY_ALLOW_HTTP: booleanFlag(false),
+  /**
+   * Port of the dispatcher's operations listener (`/metrics`, `/healthz`, `/readyz`); 0 runs none.
+   * Default 3001 (the API's PORT default is 3000). Two dispatchers on one host need two ports.
+   */
+  DISPATCHER_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(3001)),
+  /** Interface that listener listens on. Default 127.0.0.1 (set 0.0.0.0 for all). */
+  DISPATCHER_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default("127.0.0.1")),
 });
 
 export type DispatcherConfig = z.infer<typeof DispatcherConfigSchema>;

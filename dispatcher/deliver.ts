@@ -15,6 +15,7 @@ import { buildDeliveryRequest, type DeliveryRequest, variablesOf } from "./build
 import { createBusyParking, type ParkingRules } from "./busy-parking.ts";
 import { classifyResponse } from "./classify-response.ts";
 import { type DeliveryOutcome, decideOutcome, maxAttempts, type RetryPolicy } from "./decide-outcome.ts";
+import { type DeliveryMetrics, NO_DELIVERY_METRICS } from "./delivery-metrics.ts";
 import type { AttemptRecord, DeliveryStore, DeliveryWebhook } from "./delivery-store.ts";
 import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
@@ -56,6 +57,8 @@ export interface DelivererDeps {
   maxRetryAfterMs: number;
   /** How long jobs refused at an endpoint at its limit wait before trying again. */
   busy: ParkingRules;
+  /** Where attempts and disabled webhooks are counted. Default: nowhere. */
+  metrics?: DeliveryMetrics;
   now?: () => number;
   random?: () => number;
 }
@@ -84,6 +87,7 @@ const redactReason = (outcome: DeliveryOutcome, redactor: Redactor): DeliveryOut
 /** Creates the delivery function the worker runs for each job. */
 export function createDeliverer(deps: DelivererDeps): Deliver {
   const { store, box, limiter, send, retry, now = Date.now, random = Math.random } = deps;
+  const metrics = deps.metrics ?? NO_DELIVERY_METRICS;
   const parking = createBusyParking(deps.busy, now, random);
 
   // An unreleased lease expires by itself; failing the delivery over it would resend a finished POST.
@@ -167,6 +171,9 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       number = started;
       if (number !== null) await store.finishAttempt(job.tenantId, job.deliveryId, number, attempt, status);
     }
+    // Counted once in the delivery log, so the figures and the log agree.
+    metrics.attempted(outcome.kind, attempt.durationMs);
+    if (outcome.kind === "failed" && outcome.disableEndpoint) metrics.webhookDisabled();
     const fields = {
       tenantId: job.tenantId,
       webhookId: job.webhookId,

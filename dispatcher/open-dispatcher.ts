@@ -1,18 +1,22 @@
 /**
  * Assembles a dispatcher from a validated configuration: the store adapter,
  * the secret box, the per-endpoint limiter, the HTTP sender with its SSRF
- * policy, the deliverer and the worker. The one place adapters are chosen;
- * main.ts and the tests both come through here.
+ * policy, the deliverer and the worker, and their metrics (with the delivery
+ * queue's depth). The one place adapters are chosen; main.ts and the tests both
+ * come through here.
  */
 import { join } from "node:path";
 import type Redis from "ioredis";
+import { createDeliveryQueue } from "../common/delivery-queue.ts";
 import type { Logger } from "../common/log.ts";
+import { createMetricsRegistry, type Registry } from "../common/metrics.ts";
 import { redisKeys } from "../common/redis-keys.ts";
 import { createSecretBox } from "../common/secret-box.ts";
 import { readOrCreateSecret } from "../common/secret-file.ts";
 import type { DispatcherConfig } from "./config.ts";
 import { RETRY_JITTER, type RetryPolicy } from "./decide-outcome.ts";
 import { createDeliverer } from "./deliver.ts";
+import { createDeliveryMetrics, registerQueueDepth } from "./delivery-metrics.ts";
 import { createEndpointLimiter } from "./endpoint-limiter.ts";
 import { createHttpSender } from "./http-sender.ts";
 import type { LookupHost } from "./ssrf/resolve-destination.ts";
@@ -26,11 +30,17 @@ export interface DispatcherEnvironment {
   lookupHost?: LookupHost;
   /** Extra trusted CA certificates (PEM) for receivers. */
   tlsCa?: string;
+  /** Where the dispatcher's metrics go (main.ts: the process's registry). Default: a bare one of its own. */
+  metrics?: Registry;
 }
 
 export interface OpenDispatcher extends Dispatcher {
   /** Stops (see Dispatcher.stop) and closes the store. The Redis connection stays the caller's. */
   close(graceMs: number): Promise<void>;
+  /** The registry its metrics are on. */
+  readonly metrics: Registry;
+  /** True once its workers take jobs, until it stops. */
+  isTakingJobs(): boolean;
 }
 
 // Endpoint slots are renewed while held: a killed dispatcher's come back within this.
@@ -44,6 +54,11 @@ export function openDispatcher(
   const store = openSqliteDeliveryStore(join(config.DATA_DIR, "store.sqlite"));
   const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
   const retry: RetryPolicy = { schedule: config.DELIVERY_RETRY_SCHEDULE, jitter: RETRY_JITTER };
+  const registry = env.metrics ?? createMetricsRegistry();
+  const metrics = createDeliveryMetrics(registry);
+  // Only counted (getJobCounts): the API's queue adds the jobs, the workers take them.
+  const queue = createDeliveryQueue(env.redis, redisKeys(config.REDIS_PREFIX));
+  registerQueueDepth(registry, queue);
   const limiter = createEndpointLimiter({
     redis: env.redis,
     keyPrefix: redisKeys(config.REDIS_PREFIX).endpointLeases,
@@ -69,6 +84,7 @@ export function openDispatcher(
       maxMs: config.DELIVERY_ENDPOINT_BUSY_MAX_DELAY_MS,
       limit: config.DELIVERY_ENDPOINT_CONCURRENCY,
     },
+    metrics,
   });
   const dispatcher = createDispatcher({
     redis: env.redis,
@@ -79,16 +95,30 @@ export function openDispatcher(
     deliver,
     retry,
     lockDurationMs: config.DISPATCH_LOCK_MS,
+    metrics,
   });
+  let readied = false;
+  let stopped = false;
   let closed = false;
+  const stop = (graceMs: number) => {
+    stopped = true;
+    return dispatcher.stop(graceMs);
+  };
   return {
-    ready: () => dispatcher.ready(),
-    stop: (graceMs) => dispatcher.stop(graceMs),
+    metrics: registry,
+    isTakingJobs: () => readied && !stopped,
+    ready: () =>
+      dispatcher.ready().then(() => {
+        readied = true;
+      }),
+    stop,
     async close(graceMs) {
       if (closed) return;
       closed = true;
-      await dispatcher.stop(graceMs);
+      await stop(graceMs);
       await limiter.close();
+      // Redis may be away at shutdown: do not wait on it forever.
+      await Promise.race([queue.close().catch(() => undefined), Bun.sleep(1000)]);
       await store.close();
     },
   };

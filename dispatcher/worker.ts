@@ -16,8 +16,10 @@ import { setNewest } from "../common/bounded-map.ts";
 import { type DeliveryJob, DeliveryJobSchema } from "../common/delivery-job.ts";
 import { describeError, type Logger } from "../common/log.ts";
 import { DELIVERY_QUEUE, type RedisKeys } from "../common/redis-keys.ts";
+import { runInRequestContext, runOutsideRequestContext } from "../common/request-context.ts";
 import { type RetryPolicy, scheduledDelay } from "./decide-outcome.ts";
 import type { Deliver, DeliveryDecision } from "./deliver.ts";
+import { type DeliveryMetrics, NO_DELIVERY_METRICS } from "./delivery-metrics.ts";
 import { createSpareFetchers, type Fetcher } from "./spare-fetchers.ts";
 
 export interface DispatcherDeps {
@@ -36,6 +38,8 @@ export interface DispatcherDeps {
   fetchLoops?: number;
   /** Attempts waiting on slow endpoints that may run beside `concurrency`, each replaced by a spare worker. Default 0. */
   slowConcurrency?: number;
+  /** Where deliveries finished, retries and deferrals are counted. Default: nowhere. */
+  metrics?: DeliveryMetrics;
 }
 
 export interface Dispatcher {
@@ -69,6 +73,7 @@ const settlesWithin = (promise: Promise<unknown>, ms: number) =>
 /** Creates and starts the worker. */
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { redis, keys, log, concurrency, deliver, retry } = deps;
+  const metrics = deps.metrics ?? NO_DELIVERY_METRICS;
 
   /** Attempts this job has made: kept in its progress, so they survive delays, hand-backs and restarts. */
   const attemptsMade = (job: Job<unknown>) => (typeof job.progress === "number" ? job.progress : 0);
@@ -99,7 +104,12 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   /** An error `deliver` threw (store, Redis): retried by the schedule like a failed attempt, then final. */
-  async function retryInternal(error: unknown, job: Job<unknown>, token: string | undefined) {
+  async function retryInternal(
+    error: unknown,
+    job: Job<unknown>,
+    data: DeliveryJob,
+    token: string | undefined,
+  ) {
     const attempt = attemptsMade(job) + 1;
     const wait = scheduledDelay(retry, attempt, Math.random());
     log.error("internal error in a delivery", {
@@ -108,6 +118,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       retryInMs: wait,
       ...describeError(error),
     });
+    metrics.decided(wait === null ? "failed" : "retry", data.committedAt);
     if (wait === null) throw new UnrecoverableError(`internal error: ${(error as Error).message}`);
     return apply({ kind: "retry", delayMs: wait, reason: "internal error" }, job, token);
   }
@@ -125,13 +136,31 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       throw new UnrecoverableError("invalid delivery job");
     }
     const data: DeliveryJob = parsed.data;
-    if (signal?.aborted) return apply({ kind: "handed-back" }, job, token);
+    // Every line about the delivery names the request that caused it; none when no request did (and
+    // never the context this worker happened to be made in).
+    const context = data.requestId === undefined ? undefined : { requestId: data.requestId };
+    return runInRequestContext(context, () => attemptJob(job, data, token, signal, onSlow));
+  };
+
+  /** One attempt at a validated job and what BullMQ is to do after it. */
+  const attemptJob = async (
+    job: Job<unknown>,
+    data: DeliveryJob,
+    token: string | undefined,
+    signal: AbortSignal | undefined,
+    onSlow: () => () => void,
+  ) => {
+    if (signal?.aborted) {
+      metrics.decided("handed-back", data.committedAt);
+      return apply({ kind: "handed-back" }, job, token);
+    }
     let decision: DeliveryDecision;
     try {
       decision = await deliver(data, { attempt: attemptsMade(job) + 1, signal, onSlow });
     } catch (error) {
-      return retryInternal(error, job, token);
+      return retryInternal(error, job, data, token);
     }
+    metrics.decided(decision.kind, data.committedAt);
     // The common outcome at once: returning apply's promise would cost the job more microtask turns.
     if (decision.kind === "succeeded" || decision.kind === "skipped") return decision.kind;
     return apply(decision, job, token);
@@ -176,10 +205,11 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         void worker.pause(true).catch(reportError);
       },
     };
-    // A slow attempt hands this worker's slot to a spare until its answer is in.
-    const slowEnded = () => spares.slowEnded(fetcher);
+    // A slow attempt hands this worker's slot to a spare until its answer is in. Spares are made and
+    // started outside the delivery's request context: they outlive it, and must not carry its id.
+    const slowEnded = () => runOutsideRequestContext(() => spares.slowEnded(fetcher));
     const onSlow = () => {
-      spares.slowStarted(fetcher);
+      runOutsideRequestContext(() => spares.slowStarted(fetcher));
       return slowEnded;
     };
     const settled = () => {
@@ -188,7 +218,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const run = (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
       // A stopped worker still waiting on Redis may yet take one job (BullMQ's pause does not end the
       // wait): it goes straight back, unsent, so attempts at work stay within the concurrency.
-      if (!taking) return apply({ kind: "handed-back" }, job, token);
+      if (!taking) {
+        metrics.decided("handed-back", 0);
+        return apply({ kind: "handed-back" }, job, token);
+      }
       inFlight++;
       const running = handle(job, token, signal, onSlow);
       // Counted beside the job, not in its way: BullMQ awaits the handler's own promise.

@@ -17,6 +17,7 @@ import type { FeedCursor, LoggedChange } from "../model/record-values.ts";
 import type { Store, StoreWriter } from "../store/store.ts";
 import type { FeedBatch, FeedConsumer } from "./feed-consumer.ts";
 import type { Lease } from "./feed-lease.ts";
+import type { FeedLag } from "./feed-metrics.ts";
 
 export interface FeedTailerDeps {
   store: Store;
@@ -73,6 +74,7 @@ export function createFeedTailer(deps: FeedTailerDeps) {
     (await store.readChanges(position, limit)).entries;
   const positionOf = (entry: LoggedChange): Position => entry.cursor;
   const storedPosition = (): Promise<Position | null> => store.feedPosition(name);
+  const lagAfter = (position: Position | null) => store.changeLogLag(position);
   const writePosition = (tx: StoreWriter, position: Position, at: number) =>
     tx.setFeedPosition(name, position, at);
 
@@ -184,6 +186,16 @@ export function createFeedTailer(deps: FeedTailerDeps) {
     },
     /** Runs one batch now (whether or not the loop runs); for tools and tests. */
     processBatch,
+    /**
+     * How far the feed is behind the change log: the entries after the position reached here
+     * (else the saved one, which another process's reader may be moving) and the age of the first.
+     */
+    async lag(): Promise<FeedLag> {
+      const position = unsaved ?? (await storedPosition());
+      const { changes, oldestCommittedAt } = await lagAfter(position);
+      const ageMs = oldestCommittedAt === null ? 0 : Math.max(0, Date.now() - oldestCommittedAt);
+      return { changes, seconds: ageMs / 1000 };
+    },
     async stop(): Promise<void> {
       stopped = true;
       wake?.();

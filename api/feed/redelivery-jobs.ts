@@ -2,7 +2,8 @@
 import type { DeliveryJob } from "../../common/delivery-job.ts";
 import type { DeliveryRecord } from "../store/store.ts";
 
-export function redeliveryJobs(deliveries: readonly DeliveryRecord[]): DeliveryJob[] {
+/** `requestId`: the retry's or recover's request, whose id the dispatcher's lines about these deliveries carry. */
+export function redeliveryJobs(deliveries: readonly DeliveryRecord[], requestId?: string): DeliveryJob[] {
   return deliveries.map((delivery) => ({
     tenantId: delivery.tenantId,
     webhookId: delivery.webhookId,
@@ -12,5 +13,6 @@ export function redeliveryJobs(deliveries: readonly DeliveryRecord[]): DeliveryJ
     deliveryId: delivery.id,
     body: JSON.parse(delivery.body) as unknown[],
     committedAt: delivery.committedAt,
+    ...(requestId ? { requestId } : {}),
   }));
 }

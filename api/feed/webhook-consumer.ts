@@ -47,7 +47,7 @@ function jobsOf(
   mutation: readonly LoggedChange[],
   matches: SubscriberMatch<CompiledWebhook>[],
 ): DeliveryJob[] {
-  const { tenantId, mutationId, committedAt } = mutation[0] as LoggedChange;
+  const { tenantId, mutationId, committedAt, requestId } = mutation[0] as LoggedChange;
   return matches.map(({ subscriber: { webhookId }, elements }) => ({
     tenantId,
     webhookId,
@@ -55,6 +55,8 @@ function jobsOf(
     deliveryId: deliveryIdOf(webhookId, mutationId, committedAt),
     body: elements,
     committedAt,
+    // The request's id goes with the job, so the dispatcher's lines about the delivery carry it.
+    ...(requestId ? { requestId } : {}),
   }));
 }
 
@@ -119,6 +121,7 @@ export function createWebhookConsumer(deps: WebhookConsumerDeps): FeedConsumer {
           tenantId: job.tenantId,
           webhookId: job.webhookId,
           deliveryId: job.deliveryId,
+          requestId: job.requestId,
           bytes,
           maxBodyBytes,
         });

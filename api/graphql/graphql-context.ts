@@ -9,6 +9,8 @@ export interface RequestLoaders {
 export interface GraphQLContext {
   principal: Principal;
   loaders: RequestLoaders;
+  /** The HTTP request's id (common/request-context.ts): a mutation's change-log entries keep it. */
+  requestId?: string;
 }
 
 export function createRequestLoaders(): RequestLoaders {

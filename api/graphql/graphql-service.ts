@@ -9,11 +9,13 @@ import {
   execute,
   type GraphQLError,
   type OperationDefinitionNode,
+  type OperationTypeNode,
   parse,
   validate,
 } from "graphql";
 import { compileQuery, isCompiledQuery } from "graphql-jit";
 import type { Logger } from "../../common/log.ts";
+import { currentRequestId } from "../../common/request-context.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
@@ -43,6 +45,8 @@ export interface GraphQLAnswer {
   status: number;
   body: Record<string, unknown> | string;
   requestError?: boolean;
+  /** The type of the operation answered; absent when the request failed before one was chosen. */
+  operation?: OperationTypeNode;
 }
 
 export function createGraphQLService(
@@ -132,7 +136,16 @@ export function createGraphQLService(
 
     /** Runs a request; `viaGet` requests may only read (a mutation answers 405). */
     async execute(principal: Principal, request: GraphQLRequest, viaGet = false): Promise<GraphQLAnswer> {
-      const answer = (body: Record<string, unknown>, status = 200) => ({ status, body, requestError: true });
+      const answer = (
+        body: Record<string, unknown>,
+        status = 200,
+        operation?: OperationTypeNode,
+      ): GraphQLAnswer => ({
+        status,
+        body,
+        requestError: true,
+        operation,
+      });
       const catalogue = await catalogues.get(principal.tenantId);
       const tenantSchema = schemas.get(catalogue);
       const prepared = prepare(principal.tenantId, tenantSchema, request.query);
@@ -158,12 +171,15 @@ export function createGraphQLService(
             "GRAPHQL_VALIDATION_FAILED",
             "subscriptions are delivered by webhooks: register this one with POST /webhooks",
           ),
+          200,
+          operation.operation,
         );
       }
       if (viaGet && operation.operation === "mutation") {
         return answer(
           requestError("GRAPHQL_VALIDATION_FAILED", "mutations are only accepted with POST"),
           405,
+          operation.operation,
         );
       }
       const data = await reads?.data(
@@ -174,8 +190,12 @@ export function createGraphQLService(
         operation,
         request.variables,
       );
-      if (data) return { status: 200, body: `{"data":${data}}` };
-      const context: GraphQLContext = { principal, loaders: createRequestLoaders() };
+      if (data) return { status: 200, body: `{"data":${data}}`, operation: operation.operation };
+      const context: GraphQLContext = {
+        principal,
+        loaders: createRequestLoaders(),
+        requestId: currentRequestId(),
+      };
       const compiled = compiledOperation(prepared, tenantSchema, operation);
       const result = (
         compiled
@@ -194,7 +214,7 @@ export function createGraphQLService(
       // A mutation is all or nothing: when it failed, nothing it reported holds.
       body.data = operation.operation === "mutation" && result.errors ? null : (result.data ?? null);
       // No data at all: the variables did not coerce, so nothing ran.
-      return { status: 200, body, requestError: result.data === undefined };
+      return { status: 200, body, requestError: result.data === undefined, operation: operation.operation };
     },
   };
 }

@@ -36,6 +36,12 @@ export interface ChangeEntry {
   sequence: number;
   /** Commit time, ms since the epoch. */
   committedAt: number;
+  /**
+   * The id of the request whose write made the change (common/request-context.ts), for log lines
+   * downstream; absent (or null, as written) when no request made it (the admin tool) or it was logged before
+   * ids were kept. Read back only when there is one.
+   */
+  requestId?: string | null;
 }
 
 declare const feedCursorBrand: unique symbol;

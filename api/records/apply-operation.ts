@@ -200,7 +200,7 @@ function change(
   before: RecordValues | null,
   after: RecordValues | null,
 ): ChangeEntry {
-  const { tenantId, mutationId, now } = state.context;
+  const { tenantId, mutationId, now, requestId } = state.context;
   return {
     tenantId,
     objectName: object.name,
@@ -211,5 +211,6 @@ function change(
     mutationId,
     sequence: state.changes.length,
     committedAt: now,
+    requestId: requestId ?? null,
   };
 }

@@ -37,6 +37,8 @@ export interface WriteContext {
   mutationId: string;
   /** ms since the epoch. */
   now: number;
+  /** The request that asked for the write (common/request-context.ts), kept in its change-log entries. */
+  requestId?: string;
 }
 
 /** The first failing operation of a write (its position and its error): everything was rolled back. */

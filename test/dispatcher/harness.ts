@@ -22,6 +22,8 @@ const TEST_DISPATCHER_ENV = {
   DELIVERY_ENDPOINT_BUSY_DELAY_MS: "50",
   DELIVERY_TIMEOUT_MS: "5000",
   LOG_LEVEL: "info",
+  // A dispatcher process of these tests serves no operations listener (so none waits on port 3001).
+  DISPATCHER_PORT: "0",
 };
 
 export interface Harness {

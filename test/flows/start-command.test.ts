@@ -14,7 +14,14 @@ import { childPids, collect, isRunning } from "../support/processes.ts";
 const root = join(import.meta.dir, "../..");
 const dataDir = mkdtempSync(join(tmpdir(), "tds-start-"));
 const port = freePort();
-const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn", REDIS_URL: "" };
+const env = {
+  ...process.env,
+  DATA_DIR: dataDir,
+  PORT: String(port),
+  DISPATCHER_PORT: String(freePort()),
+  LOG_LEVEL: "warn",
+  REDIS_URL: "",
+};
 const launched: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const proc of launched) proc.kill("SIGTERM");

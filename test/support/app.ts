@@ -13,7 +13,7 @@ import { createApiRuntime } from "../../api/runtime.ts";
 import { openCoreServices } from "../../api/services.ts";
 import type { Role, Store, Tenant, User } from "../../api/store/store.ts";
 
-import { createLogger } from "../../common/log.ts";
+import { createLogger, type Logger } from "../../common/log.ts";
 import { connectRedis } from "../../common/redis.ts";
 import { openTestRedis } from "./redis.ts";
 
@@ -42,10 +42,14 @@ export interface ProvisionedTenant {
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
-/** `wrapStore` lets a test instrument the real store (counting its queries, say) before the app uses it. */
+/**
+ * `wrapStore` lets a test instrument the real store (counting its queries, say) before the app uses it;
+ * `logger` replaces the app's (LOG_LEVEL's, on stderr), for a test to read its lines.
+ */
 export async function createTestApp(
   env: Record<string, string> = {},
   wrapStore: (store: Store) => Store = (store) => store,
+  logger?: Logger,
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-test-"));
   const testRedis = openTestRedis();
@@ -60,8 +64,8 @@ export async function createTestApp(
   });
   const opened = openCoreServices(config);
   const services = { ...opened, store: wrapStore(opened.store) };
+  const log = logger ?? createLogger(config.LOG_LEVEL);
   const { store, auth, catalogues } = services;
-  const log = createLogger(config.LOG_LEVEL);
   // A test may point REDIS_URL elsewhere (at nothing, say); the app then uses that connection.
   const redis = env.REDIS_URL ? connectRedis(config.REDIS_URL, () => undefined) : testRedis.redis;
   const runtime = createApiRuntime(config, services, redis, log);
@@ -122,6 +126,7 @@ export async function createTestApp(
   return {
     app,
     feed,
+    metrics: runtime.metrics,
     config,
     store,
     auth,

@@ -49,6 +49,8 @@ export interface ServiceProcess {
 
 export interface RunningService {
   base: string;
+  /** The dispatcher's operations listener (`/metrics`, `/healthz`, `/readyz`), on a port of its own. */
+  dispatcherBase: string;
   /** The administrator token of tenant `default`, printed on the API's first start. */
   token: string;
   dataDir: string;
@@ -143,6 +145,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   redisPids.add(redis.pid);
   const { port: redisPort, url: redisUrl } = redis;
   const port = freePort();
+  const dispatcherPort = freePort();
   const shared = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -168,7 +171,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const dispatcher = serviceProcess(
     "dispatcher",
     [...(options.bunFlags?.dispatcher ?? []), "dispatcher/main.ts"],
-    { ...shared, ...LOOPBACK_DISPATCHER_ENV, ...options.dispatcherEnv },
+    {
+      ...shared,
+      ...LOOPBACK_DISPATCHER_ENV,
+      DISPATCHER_PORT: String(dispatcherPort),
+      ...options.dispatcherEnv,
+    },
     "Dispatcher consuming deliveries",
   );
   let stopped = false;
@@ -204,6 +212,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   };
   return {
     base: `http://127.0.0.1:${port}`,
+    dispatcherBase: `http://127.0.0.1:${dispatcherPort}`,
     token,
     dataDir,
     api,

@@ -92,6 +92,7 @@ export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitte
       userId: context.principal.userId,
       mutationId: Bun.randomUUIDv7(),
       now: Date.now(),
+      requestId: context.requestId,
     };
     try {
       const results = await writeRecords(store, catalogue, mutation, operations);

@@ -34,6 +34,20 @@ export interface ChangeLogReader {
   readChanges(after: FeedCursor | null, limit: number): Promise<ChangePage>;
   /** The saved cursor of the change-feed reader `name`: null before its first save (the log's start). */
   feedPosition(name: string): Promise<FeedCursor | null>;
+  /**
+   * How far `after` (null: the log's start) is behind the log's head, read cheaply (a metrics
+   * scrape asks, whatever the lag): the entries committed after it and the commit time of the
+   * first of them (null when there is none).
+   * @throws Error when `after` is not a cursor of this engine's change log.
+   */
+  changeLogLag(after: FeedCursor | null): Promise<ChangeLogLag>;
+}
+
+/** What `changeLogLag` reads. */
+export interface ChangeLogLag {
+  changes: number;
+  /** ms since the epoch; null when no entry follows the cursor. */
+  oldestCommittedAt: number | null;
 }
 
 /** Writes of the change log and of feed cursors (inside a unit of work). */

@@ -19,16 +19,24 @@ interface ChangeRow {
   mutation_id: string;
   sequence: number;
   committed_at: number;
+  request_id: string | null;
 }
 
 export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLogWriter {
   const q = {
     append: db.query(
-      `INSERT INTO change_log (tenant_id, object_name, operation, uid, before, after, mutation_id, sequence, committed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO change_log (tenant_id, object_name, operation, uid, before, after, mutation_id, sequence, committed_at, request_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     changes: db.query<ChangeRow, [number, number]>(
       `SELECT * FROM change_log WHERE position > ? ORDER BY position LIMIT ${BOUND_COUNT}`,
+    ),
+    // Both by the primary key, whatever the lag: positions are gapless (AUTOINCREMENT, rolled back with
+    // their unit; retention deletes only from the start, behind every reader), so the head minus a
+    // position counts the entries after it.
+    lag: db.query<{ head: number | null; oldest: number | null }, [number]>(
+      `SELECT (SELECT max(position) FROM change_log) AS head,
+              (SELECT committed_at FROM change_log WHERE position > ?1 ORDER BY position LIMIT 1) AS oldest`,
     ),
     position: db.query<{ position: number }, [string]>("SELECT position FROM feed_positions WHERE name = ?"),
     setPosition: db.query(
@@ -50,8 +58,18 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
         mutationId: row.mutation_id,
         sequence: row.sequence,
         committedAt: row.committed_at,
+        ...(row.request_id === null ? {} : { requestId: row.request_id }),
       }));
       return { entries, next: entries.at(-1)?.cursor ?? after };
+    },
+    async changeLogLag(after) {
+      const position = decodeCursor(after);
+      const row = q.lag.get(position);
+      const oldest = row?.oldest ?? null;
+      return {
+        changes: oldest === null ? 0 : Math.max(0, (row?.head ?? 0) - position),
+        oldestCommittedAt: oldest,
+      };
     },
     feedPosition: async (name) => savedCursor(q.position.get(name)?.position ?? 0),
     async appendChanges(entries) {
@@ -66,6 +84,7 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
           entry.mutationId,
           entry.sequence,
           entry.committedAt,
+          entry.requestId ?? null,
         );
       }
     },

@@ -239,6 +239,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // as of unknown outcome. Attempts logged before this migration all had their outcome.
     sql: "ALTER TABLE delivery_attempts ADD COLUMN in_flight INTEGER NOT NULL DEFAULT 0;",
   },
+  {
+    version: 9,
+    name: "request ids in the change log",
+    // The id of the HTTP request whose mutation made the change, carried into its delivery jobs so the
+    // dispatcher's log lines for them carry it too. Entries logged before (and writes no request made) have none.
+    sql: "ALTER TABLE change_log ADD COLUMN request_id TEXT;",
+  },
 ];
 
 /** Applies every migration newer than the database's version, each in its own transaction. */

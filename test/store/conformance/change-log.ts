@@ -109,5 +109,34 @@ export function describeChangeLog(sut: StoreUnderTest): void {
     test("text that is not one of the engine's cursors is refused", async () => {
       await expect(sut.store.readChanges("not a cursor" as FeedCursor, 10)).rejects.toThrow();
     });
+
+    test("an entry keeps the id of the request that made it; one without reads back without", async () => {
+      const t = tenant("a");
+      const traced = { ...changeEntry(t.id, "m", 0), requestId: "req-1" };
+      const untraced = changeEntry(t.id, "m", 1);
+      await sut.store.unitOfWork((tx) =>
+        tx.appendChanges([traced, untraced, { ...untraced, requestId: null }]),
+      );
+      const { entries } = await sut.store.readChanges(null, 10);
+      expect(entries.map(withoutCursor)).toEqual([traced, untraced, untraced]);
+    });
+
+    test("lag: the entries after a cursor and the first one's commit time, exact after retention", async () => {
+      const t = tenant("a");
+      expect(await sut.store.changeLogLag(null)).toEqual({ changes: 0, oldestCommittedAt: null });
+      await sut.store.unitOfWork((tx) =>
+        tx.appendChanges([1000, 2000, 3000].map((at, i) => changeEntry(t.id, `m${i}`, 0, at))),
+      );
+      const cursors = (await sut.store.readChanges(null, 10)).entries.map((entry) => entry.cursor);
+      const [first, second, third] = cursors as [FeedCursor, FeedCursor, FeedCursor];
+      expect(await sut.store.changeLogLag(null)).toEqual({ changes: 3, oldestCommittedAt: 1000 });
+      expect(await sut.store.changeLogLag(first)).toEqual({ changes: 2, oldestCommittedAt: 2000 });
+      expect(await sut.store.changeLogLag(second)).toEqual({ changes: 1, oldestCommittedAt: 3000 });
+      expect(await sut.store.changeLogLag(third)).toEqual({ changes: 0, oldestCommittedAt: null });
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", first, Date.now()));
+      expect(await sut.store.unitOfWork((tx) => tx.pruneChanges(Date.now(), 10))).toBe(1);
+      expect(await sut.store.changeLogLag(first)).toEqual({ changes: 2, oldestCommittedAt: 2000 });
+      await expect(sut.store.changeLogLag("not a cursor" as FeedCursor)).rejects.toThrow();
+    });
   });
 }

@@ -58,6 +58,7 @@ export const PORT_MEMBERS = {
   changeLog: {
     readChanges: true,
     feedPosition: true,
+    changeLogLag: true,
     appendChanges: true,
     setFeedPosition: true,
   } satisfies Members<ChangeLogReader & ChangeLogWriter>,
