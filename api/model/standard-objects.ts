@@ -1,4 +1,4 @@
-/** The standard objects every tenant starts with (../shared/STANDARD_OBJECTS.md), as catalogue values. */
+/** The standard objects every tenant starts with (docs/STANDARD_OBJECTS.md, generated from this file), as catalogue values. */
 import type { ObjectDef } from "./catalogue.ts";
 import { standardObject } from "./field-factory.ts";
 

@@ -1,5 +1,5 @@
 /**
- * What the standard objects do beyond their fields' definitions (../shared/STANDARD_OBJECTS.md), as
+ * What the standard objects do beyond their fields' definitions (docs/STANDARD_OBJECTS.md), as
  * one table keyed by object name: names generated from a sequence, fields derived from others, the
  * order of two fields of a record, a count a parent keeps of its children. The record-write engine
  * looks an object up here (`behavioursOf`) and applies what it finds; nothing else in the write
