@@ -42,6 +42,12 @@ export interface ProvisionedTenant {
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
+/** Data directories of apps not closed yet: removed when the run ends, whatever a test forgot. */
+const openDataDirs = new Set<string>();
+process.on("exit", () => {
+  for (const dir of openDataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 /**
  * `wrapStore` lets a test instrument the real store (counting its queries, say) before the app uses it;
  * `logger` replaces the app's (LOG_LEVEL's, on stderr), for a test to read its lines.
@@ -52,6 +58,7 @@ export async function createTestApp(
   logger?: Logger,
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-test-"));
+  openDataDirs.add(dataDir);
   const testRedis = openTestRedis();
   const config: Readonly<ApiConfig> = loadApiConfig({
     DATA_DIR: dataDir,
@@ -116,11 +123,15 @@ export async function createTestApp(
   }
 
   async function close(): Promise<void> {
-    await runtime.stop();
-    await store.close();
-    if (redis !== testRedis.redis) redis.disconnect();
-    await testRedis.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    try {
+      await runtime.stop();
+      await store.close();
+      if (redis !== testRedis.redis) redis.disconnect();
+      await testRedis.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+      openDataDirs.delete(dataDir);
+    }
   }
 
   return {
