@@ -13,6 +13,7 @@ import { createMetricsRegistry, type Registry } from "../common/metrics.ts";
 import { redisKeys } from "../common/redis-keys.ts";
 import { createSecretBox } from "../common/secret-box.ts";
 import { readOrCreateSecret } from "../common/secret-file.ts";
+import { storeLocationOf } from "../common/store/store-location.ts";
 import type { DispatcherConfig } from "./config.ts";
 import { RETRY_JITTER, type RetryPolicy } from "./decide-outcome.ts";
 import { createDeliverer } from "./deliver.ts";
@@ -20,7 +21,7 @@ import { createDeliveryMetrics, registerQueueDepth } from "./delivery-metrics.ts
 import { createEndpointLimiter } from "./endpoint-limiter.ts";
 import { createHttpSender } from "./http-sender.ts";
 import type { LookupHost } from "./ssrf/resolve-destination.ts";
-import { openSqliteDeliveryStore } from "./store/sqlite/sqlite-delivery-store.ts";
+import { openDeliveryStore } from "./store/open-delivery-store.ts";
 import { createDispatcher, type Dispatcher } from "./worker.ts";
 
 export interface DispatcherEnvironment {
@@ -46,12 +47,15 @@ export interface OpenDispatcher extends Dispatcher {
 // Endpoint slots are renewed while held: a killed dispatcher's come back within this.
 const ENDPOINT_LEASE_MS = 5000;
 
-/** Builds and starts a dispatcher. */
-export function openDispatcher(
+/**
+ * Builds and starts a dispatcher on the store the configuration chooses.
+ * @throws ConfigError when that engine is not available.
+ */
+export async function openDispatcher(
   config: Readonly<DispatcherConfig>,
   env: DispatcherEnvironment,
-): OpenDispatcher {
-  const store = openSqliteDeliveryStore(join(config.DATA_DIR, "store.sqlite"));
+): Promise<OpenDispatcher> {
+  const store = await openDeliveryStore(storeLocationOf(config));
   const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
   const retry: RetryPolicy = { schedule: config.DELIVERY_RETRY_SCHEDULE, jitter: RETRY_JITTER };
   const registry = env.metrics ?? createMetricsRegistry();

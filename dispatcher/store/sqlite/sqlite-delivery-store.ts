@@ -1,7 +1,7 @@
 /**
- * The DeliveryStore over the embedded SQLite store file (`DATA_DIR/store.sqlite`)
- * that the API process creates and migrates. WAL mode lets the two processes
- * read and write it side by side; writes wait for the other's lock (busy_timeout).
+ * The DeliveryStore over the embedded SQLite store file, opened and migrated by
+ * common/store/sqlite/sqlite-engine.ts. WAL mode lets the API and the dispatcher
+ * read and write it side by side; writes wait for the other's lock.
  * Delivery-log writes are group-committed: those made in one turn of the event
  * loop share a transaction, because a commit costs far more than the
  * statements in it. A write's promise resolves once its transaction is
@@ -11,9 +11,11 @@
  * reads the webhook's version beside the delivery's status, and the row itself
  * only when that version is one not seen here.
  */
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { setNewest } from "../../../common/bounded-map.ts";
-import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
+import { SQLITE_LOCK_WAIT_MS } from "../../../common/store/sqlite/sqlite-connection.ts";
+import type { SqliteEngine } from "../../../common/store/sqlite/sqlite-engine.ts";
+import { beginImmediate } from "../../../common/store/sqlite/sqlite-write-lock.ts";
 import {
   type AttemptRecord,
   type DeliveryStatus,
@@ -80,21 +82,9 @@ const SQL = {
     WHERE tenant_id = ? AND id = ?`,
 };
 
-// How long a write waits for the API to release the store's write lock.
-const LOCK_WAIT_MS = 5000;
-
-/**
- * Opens the store file at `path`, creating it empty if absent. The dispatcher
- * may start before the API has migrated the file, so statements are prepared
- * on first use (`db.query` caches them), not here.
- */
-export function openSqliteDeliveryStore(path: string): DeliveryStore {
-  const db = new Database(path, { create: true, strict: true });
-  // First, so that switching to WAL waits for an API that is migrating the file right now.
-  db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
-  db.run("PRAGMA journal_mode = WAL");
-  db.run("PRAGMA synchronous = NORMAL");
-
+/** The delivery store over an opened SQLite engine; it takes the engine's connection over (and closes it). */
+export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
+  const db = engine.connection;
   const write = createGroupCommit(db);
 
   // The helpers below run inside a group commit's transaction: what each writes lands together or not at all.
@@ -247,7 +237,7 @@ interface GroupCommit {
  * `BEGIN IMMEDIATE` transaction. When a write throws, the whole batch is rolled
  * back and its writes are run again one transaction each, so only the failing
  * one is rejected (failures are rare: no savepoint per write in the common case).
- * When the transaction cannot begin (the store stayed locked past LOCK_WAIT_MS),
+ * When the transaction cannot begin (the store stayed locked past SQLITE_LOCK_WAIT_MS),
  * every write in it is rejected.
  */
 function createGroupCommit(db: Database): GroupCommit {
@@ -261,7 +251,7 @@ function createGroupCommit(db: Database): GroupCommit {
   const commit = async (writes: Pending[]): Promise<void> => {
     try {
       // While the API holds the write lock, wait on a timer: asleep in SQLite, every delivery in flight would stop.
-      await beginImmediate(db, LOCK_WAIT_MS);
+      await beginImmediate(db, SQLITE_LOCK_WAIT_MS);
     } catch (error) {
       for (const write of writes) write.reject(error);
       return;

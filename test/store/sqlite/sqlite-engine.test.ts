@@ -4,14 +4,14 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MIGRATIONS, migrate } from "../../../api/store/sqlite/migrations.ts";
-import { openSqliteStore } from "../../../api/store/sqlite/sqlite-store.ts";
+import { openStore } from "../../../api/store/open-store.ts";
+import { MIGRATIONS, migrate } from "../../../common/store/sqlite/migrations.ts";
 import { customObject, seedTenant } from "../conformance/fixtures.ts";
 
 describe("sqlite engine specifics", () => {
-  test("runs in WAL mode", () => {
+  test("runs in WAL mode", async () => {
     const walDir = mkdtempSync(join(tmpdir(), "tds-store-"));
-    const store = openSqliteStore(join(walDir, "s.sqlite"));
+    const store = await openStore({ engine: "sqlite", path: join(walDir, "s.sqlite") });
     const db = new Database(join(walDir, "s.sqlite"));
     expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
     db.close();
@@ -75,7 +75,7 @@ describe("sqlite engine specifics", () => {
   test("catalogue DDL runs in the unit of work's transaction: a rolled-back object leaves no table", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tds-store-"));
     const path = join(dir, "s.sqlite");
-    const store = openSqliteStore(path);
+    const store = await openStore({ engine: "sqlite", path });
     try {
       const { tenant } = await seedTenant(store);
       // The tenants' record tables: t<storage no>_<object mapping>.
