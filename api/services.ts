@@ -4,8 +4,8 @@
  * store factory) and the auth service.
  */
 import { join } from "node:path";
-import { createSecretBox, type SecretBox } from "../common/secret-box.ts";
-import { readOrCreateSecret } from "../common/secret-file.ts";
+import type { SecretBox } from "../common/secret-box.ts";
+import { openSecretBox, readOrCreateSecret } from "../common/secret-file.ts";
 import { storeLocationOf } from "../common/store/store-location.ts";
 import { type AuthService, createAuthService } from "./auth/auth-service.ts";
 import { createTokenSigner } from "./auth/token-signer.ts";
@@ -50,7 +50,7 @@ export async function openCoreServices(config: Readonly<CoreConfig>): Promise<Co
     cacheSize: config.TENANT_CACHE_SIZE,
     limits: { maxFieldsPerObject: config.CUSTOM_MAX_FIELDS_PER_OBJECT },
   });
-  const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
+  const box = openSecretBox(config);
   const configVars = createConfigVarService(store, box);
   return { store, auth, catalogues, configVars, box };
 }

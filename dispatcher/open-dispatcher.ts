@@ -5,14 +5,13 @@
  * queue's depth). The one place adapters are chosen; main.ts and the tests both
  * come through here.
  */
-import { join } from "node:path";
 import type Redis from "ioredis";
+import { openDeliveryStore } from "../common/delivery-log/open-delivery-store.ts";
 import { createDeliveryQueue } from "../common/delivery-queue.ts";
 import type { Logger } from "../common/log.ts";
 import { createMetricsRegistry, type Registry } from "../common/metrics.ts";
 import { redisKeys } from "../common/redis-keys.ts";
-import { createSecretBox } from "../common/secret-box.ts";
-import { readOrCreateSecret } from "../common/secret-file.ts";
+import { openSecretBox } from "../common/secret-file.ts";
 import { storeLocationOf } from "../common/store/store-location.ts";
 import type { DispatcherConfig } from "./config.ts";
 import { RETRY_JITTER, type RetryPolicy } from "./decide-outcome.ts";
@@ -21,7 +20,6 @@ import { createDeliveryMetrics, registerQueueDepth } from "./delivery-metrics.ts
 import { createEndpointLimiter } from "./endpoint-limiter.ts";
 import { createHttpSender } from "./http-sender.ts";
 import type { LookupHost } from "./ssrf/resolve-destination.ts";
-import { openDeliveryStore } from "./store/open-delivery-store.ts";
 import { createDispatcher, type Dispatcher } from "./worker.ts";
 
 export interface DispatcherEnvironment {
@@ -56,7 +54,7 @@ export async function openDispatcher(
   env: DispatcherEnvironment,
 ): Promise<OpenDispatcher> {
   const store = await openDeliveryStore(storeLocationOf(config));
-  const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
+  const box = openSecretBox(config);
   const retry: RetryPolicy = { schedule: config.DELIVERY_RETRY_SCHEDULE, jitter: RETRY_JITTER };
   const registry = env.metrics ?? createMetricsRegistry();
   const metrics = createDeliveryMetrics(registry);

@@ -3,9 +3,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../common/delivery-log/delivery-log.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { migrate } from "../../common/store/sqlite/migrations.ts";
-import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../dispatcher/delivery-store.ts";
-import { openDeliveryStore } from "../../dispatcher/store/open-delivery-store.ts";
 
 describe("SQLite delivery store", () => {
   const dir = mkdtempSync(join(tmpdir(), "tds-dstore-"));

@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { DeliveryStore } from "../../common/delivery-log/delivery-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { migrate } from "../../common/store/sqlite/migrations.ts";
-import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
-import { openDeliveryStore } from "../../dispatcher/store/open-delivery-store.ts";
 
 const attempt = { startedAt: 10, durationMs: 5, statusCode: 200, responseBody: "ok", error: null };
 const ids = Array.from({ length: 10 }, (_, i) => `d${i + 1}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { storeLocationOf } from "../../common/store/store-location.ts";
-import { openDeliveryStore } from "../../dispatcher/store/open-delivery-store.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 import { graphqlClient } from "../support/graphql.ts";
 import { queuedJobs } from "../support/queue.ts";

@@ -11,9 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../api/store/open-store.ts";
 import type { Store } from "../../api/store/store.ts";
+import type { DeliveryStore } from "../../common/delivery-log/delivery-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { type StoreLocation, storeLocationOf } from "../../common/store/store-location.ts";
-import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
-import { openDeliveryStore } from "../../dispatcher/store/open-delivery-store.ts";
 
 /** One fresh store of an engine, and what the suite needs around it. */
 export interface OpenedEngine {

@@ -11,13 +11,13 @@ import { join } from "node:path";
 import { loadApiConfig } from "../../api/config.ts";
 import { openCoreServices } from "../../api/services.ts";
 import { openStore } from "../../api/store/open-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { ConfigError } from "../../common/errors.ts";
 import { createLogger } from "../../common/log.ts";
 import { MIGRATIONS } from "../../common/store/sqlite/migrations.ts";
 import { type StoreLocation, storeLocationOf } from "../../common/store/store-location.ts";
 import { loadDispatcherConfig } from "../../dispatcher/config.ts";
 import { openDispatcher } from "../../dispatcher/open-dispatcher.ts";
-import { openDeliveryStore } from "../../dispatcher/store/open-delivery-store.ts";
 import { openTestRedis } from "../support/redis.ts";
 
 const POSTGRES_URL = "postgres://tds:secret@db.example:5432/tds";

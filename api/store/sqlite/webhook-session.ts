@@ -1,23 +1,8 @@
 /** The webhook part of a SQLite session: a tenant's webhook definitions (their set version is kept by triggers). */
 import type { Database } from "bun:sqlite";
+import { decodeHeaders, type WebhookRow } from "../../../common/store/sqlite/webhook-rows.ts";
 import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
 import { uniquely } from "./constraint-errors.ts";
-
-interface WebhookRow {
-  tenant_id: string;
-  id: string;
-  name: string;
-  url: string;
-  type: "graphql";
-  query: string;
-  headers: string;
-  secret: string;
-  enabled: number;
-  disabled_reason: string | null;
-  version: number;
-  created_at: number;
-  updated_at: number;
-}
 
 const toWebhook = (row: WebhookRow): WebhookRecord => ({
   tenantId: row.tenant_id,
@@ -26,7 +11,7 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   url: row.url,
   type: row.type,
   query: row.query,
-  headers: JSON.parse(row.headers) as Record<string, string>,
+  headers: decodeHeaders(row),
   secret: row.secret,
   enabled: row.enabled === 1,
   disabledReason: row.disabled_reason,

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach } from "bun:test";
 import type { Store } from "../../../api/store/store.ts";
-import type { DeliveryStore } from "../../../dispatcher/delivery-store.ts";
+import type { DeliveryStore } from "../../../common/delivery-log/delivery-store.ts";
 import type { EngineFactory, OpenedEngine } from "../engines.ts";
 import { recordingStore } from "./recording-store.ts";
 

@@ -3,9 +3,9 @@
  * port out, built on the engine common/store/open-engine.ts opened (the API
  * builds its full store on the same).
  */
-import { openEngine } from "../../common/store/open-engine.ts";
-import type { StoreLocation } from "../../common/store/store-location.ts";
-import type { DeliveryStore } from "../delivery-store.ts";
+import { openEngine } from "../store/open-engine.ts";
+import type { StoreLocation } from "../store/store-location.ts";
+import type { DeliveryStore } from "./delivery-store.ts";
 import { createSqliteDeliveryStore } from "./sqlite/sqlite-delivery-store.ts";
 
 /**

@@ -1,42 +1,36 @@
 /**
- * The DeliveryStore over the embedded SQLite store file, opened and migrated by
- * common/store/sqlite/sqlite-engine.ts. WAL mode lets the API and the dispatcher
- * read and write it side by side; writes wait for the other's lock.
- * Delivery-log writes are group-committed: those made in one turn of the event
- * loop share a transaction, because a commit costs far more than the
- * statements in it. A write's promise resolves once its transaction is
- * committed (in the WAL, which a killed process does not lose), so an attempt
- * logged as started before its request is sent is in the log whatever happens
- * to the process after. Webhook rows are kept in memory by version: each attempt
+ * The dispatcher's port (../delivery-store.ts) over the SQLite store file,
+ * opened and migrated by common/store/sqlite/sqlite-engine.ts. WAL mode lets
+ * the API and the dispatcher read and write it side by side; writes wait for
+ * the other's lock. Writes are group-committed (group-commit.ts): those made
+ * in one turn of the event loop share a transaction, because a commit costs
+ * far more than the statements in it. A write's promise resolves once its
+ * transaction is committed (in the WAL, which a killed process does not lose),
+ * so an attempt logged as started before its request is sent is in the log
+ * whatever happens to the process after. Webhook rows are kept in memory by version: each attempt
  * reads the webhook's version beside the delivery's status, and the row itself
  * only when that version is one not seen here.
  */
-import type { Database } from "bun:sqlite";
-import { setNewest } from "../../../common/bounded-map.ts";
-import { SQLITE_LOCK_WAIT_MS } from "../../../common/store/sqlite/sqlite-connection.ts";
-import type { SqliteEngine } from "../../../common/store/sqlite/sqlite-engine.ts";
-import { beginImmediate } from "../../../common/store/sqlite/sqlite-write-lock.ts";
+import { setNewest } from "../../bounded-map.ts";
+import type { SqliteEngine } from "../../store/sqlite/sqlite-engine.ts";
+import { decodeHeaders, type WebhookRow } from "../../store/sqlite/webhook-rows.ts";
 import {
   type AttemptRecord,
   type DeliveryStatus,
-  type DeliveryStore,
-  type DeliveryWebhook,
   IN_FLIGHT_ERROR,
   OUTCOME_UNKNOWN_ERROR,
-  type StoredVariable,
-} from "../../delivery-store.ts";
+} from "../delivery-log.ts";
+import type { DeliveryStore, DeliveryWebhook, StoredVariable } from "../delivery-store.ts";
+import { createGroupCommit } from "./group-commit.ts";
 
 /** A row of SQL.load: the delivery's (`d`, its status) or the webhook's (`w`, its version). */
 type LoadRow = ["d", DeliveryStatus] | ["w", number];
 
-interface WebhookRow {
-  url: string;
-  headers: string;
-  secret: string;
-  enabled: number;
-  disabled_reason: string | null;
-  version: number;
-}
+/** What a delivery reads of a webhook's row. */
+type DeliveryWebhookRow = Pick<
+  WebhookRow,
+  "url" | "headers" | "secret" | "enabled" | "disabled_reason" | "version"
+>;
 
 /** A webhook definition as read, with the version it was read at. */
 interface KnownWebhook {
@@ -171,7 +165,7 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
     const key = `${tenantId}\u0000${id}`;
     const kept = known.get(key);
     if (kept && kept.version >= version) return kept.webhook;
-    const row = db.query<WebhookRow, [string, string]>(SQL.webhook).get(tenantId, id);
+    const row = db.query<DeliveryWebhookRow, [string, string]>(SQL.webhook).get(tenantId, id);
     if (!row) {
       known.delete(key);
       return null;
@@ -181,7 +175,7 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       tenantId,
       id,
       url: row.url,
-      headers: Object.freeze(JSON.parse(row.headers) as Record<string, string>),
+      headers: Object.freeze(decodeHeaders(row)),
       sealedSecret: row.secret,
       enabled: row.enabled === 1,
       disabledReason: row.disabled_reason,
@@ -223,73 +217,4 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       db.close();
     },
   };
-}
-
-interface GroupCommit {
-  /** Runs `apply` in the next group commit; resolves with its result once committed. */
-  <T>(apply: () => T): Promise<T>;
-  /** Commits the waiting writes now; resolves once they (and any batch under way) are committed. */
-  flush(): Promise<void>;
-}
-
-/**
- * Collects the writes of one event-loop turn and commits them in one
- * `BEGIN IMMEDIATE` transaction. When a write throws, the whole batch is rolled
- * back and its writes are run again one transaction each, so only the failing
- * one is rejected (failures are rare: no savepoint per write in the common case).
- * When the transaction cannot begin (the store stayed locked past SQLITE_LOCK_WAIT_MS),
- * every write in it is rejected.
- */
-function createGroupCommit(db: Database): GroupCommit {
-  type Pending = {
-    apply: () => unknown;
-    resolve: (value: unknown) => void;
-    reject: (error: unknown) => void;
-  };
-  let pending: Pending[] = [];
-
-  const commit = async (writes: Pending[]): Promise<void> => {
-    try {
-      // While the API holds the write lock, wait on a timer: asleep in SQLite, every delivery in flight would stop.
-      await beginImmediate(db, SQLITE_LOCK_WAIT_MS);
-    } catch (error) {
-      for (const write of writes) write.reject(error);
-      return;
-    }
-    let values: unknown[];
-    try {
-      values = writes.map((write) => write.apply());
-      db.run("COMMIT");
-    } catch (error) {
-      if (db.inTransaction) db.run("ROLLBACK");
-      if (writes.length === 1) writes[0]?.reject(error);
-      else for (const write of writes) await commit([write]);
-      return;
-    }
-    writes.forEach((write, i) => {
-      write.resolve(values[i]);
-    });
-  };
-
-  // One batch at a time; writes arriving while one waits for the lock go into the next.
-  let flushing: Promise<void> | null = null;
-  const drain = async () => {
-    while (pending.length > 0) {
-      const writes = pending;
-      pending = [];
-      await commit(writes);
-    }
-    flushing = null;
-  };
-  const flush = () => {
-    flushing ??= drain();
-    return flushing;
-  };
-
-  const write = <T>(apply: () => T) =>
-    new Promise<T>((resolve, reject) => {
-      if (pending.length === 0 && !flushing) setImmediate(flush);
-      pending.push({ apply, resolve: resolve as (value: unknown) => void, reject });
-    });
-  return Object.assign(write, { flush });
 }
