@@ -1,6 +1,10 @@
-/** The webhook part of a SQLite session: a tenant's webhook definitions (their set version is kept by triggers). */
+/** The webhook part of a SQLite session: a tenant's webhook definitions; each write moves their set version on. */
 import type { Database } from "bun:sqlite";
-import { decodeHeaders, type WebhookRow } from "../../../common/store/sqlite/webhook-rows.ts";
+import {
+  bumpWebhookSetVersion,
+  decodeHeaders,
+  type WebhookRow,
+} from "../../../common/store/sqlite/webhook-rows.ts";
 import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
 import { uniquely } from "./constraint-errors.ts";
 
@@ -74,9 +78,10 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           w.updatedAt,
         ),
       );
+      bumpWebhookSetVersion(db, w.tenantId);
     },
     replaceWebhook: async (w) => {
-      uniquely(taken(w), () =>
+      const { changes } = uniquely(taken(w), () =>
         q.replace.run(
           w.name,
           w.url,
@@ -89,7 +94,12 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           w.id,
         ),
       );
+      if (changes > 0) bumpWebhookSetVersion(db, w.tenantId);
     },
-    deleteWebhook: async (tenantId, id) => q.delete.run(tenantId, id).changes > 0,
+    deleteWebhook: async (tenantId, id) => {
+      const deleted = q.delete.run(tenantId, id).changes > 0;
+      if (deleted) bumpWebhookSetVersion(db, tenantId);
+      return deleted;
+    },
   };
 }

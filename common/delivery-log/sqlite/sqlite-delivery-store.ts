@@ -13,7 +13,7 @@
  */
 import { setNewest } from "../../bounded-map.ts";
 import type { SqliteEngine } from "../../store/sqlite/sqlite-engine.ts";
-import { decodeHeaders, type WebhookRow } from "../../store/sqlite/webhook-rows.ts";
+import { bumpWebhookSetVersion, decodeHeaders, type WebhookRow } from "../../store/sqlite/webhook-rows.ts";
 import {
   type AttemptRecord,
   type DeliveryStatus,
@@ -157,6 +157,12 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
     return counted.attempts;
   };
 
+  /** Disables the webhook and moves its tenant's set version on, as every webhook write does. */
+  const disable = (tenantId: string, webhookId: string, reason: string, at: number) => {
+    const { changes } = db.query(SQL.disable).run(reason, at, tenantId, webhookId);
+    if (changes > 0) bumpWebhookSetVersion(db, tenantId);
+  };
+
   // Versions only grow (every change counts one) and ids are never reused, so a definition read at
   // the version the delivery's statement saw is the current one.
   const known = new Map<string, KnownWebhook>();
@@ -209,9 +215,8 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       write(() => finish(tenantId, deliveryId, number, attempt, status)),
     recordAttempt: (tenantId, deliveryId, attempt, status) =>
       write(() => record(tenantId, deliveryId, attempt, status)),
-    async disableWebhook(tenantId, webhookId, reason, at) {
-      db.query(SQL.disable).run(reason, at, tenantId, webhookId);
-    },
+    disableWebhook: (tenantId, webhookId, reason, at) =>
+      write(() => disable(tenantId, webhookId, reason, at)),
     async close() {
       await write.flush();
       db.close();

@@ -248,6 +248,19 @@ export const MIGRATIONS: readonly Migration[] = [
     // dispatcher's log lines for them carry it too. Entries logged before (and writes no request made) have none.
     sql: "ALTER TABLE change_log ADD COLUMN request_id TEXT;",
   },
+  {
+    version: 10,
+    name: "webhook set versions kept by code",
+    // Every webhook write moves its tenant's set version in its own transaction, in code
+    // (webhook-rows.ts: the API's writes and the dispatcher's disable), as an engine without
+    // triggers must; the triggers of migration 5 would now count each write twice. The versions
+    // reached so far stay.
+    sql: `
+      DROP TRIGGER IF EXISTS webhook_inserted;
+      DROP TRIGGER IF EXISTS webhook_updated;
+      DROP TRIGGER IF EXISTS webhook_deleted;
+    `,
+  },
 ];
 
 /**

@@ -58,6 +58,35 @@ describe("sqlite engine specifics", () => {
     expect(indexes.map((i) => i.name)).toEqual(["deliveries_by_age", "deliveries_by_webhook"]);
   });
 
+  test("no triggers: webhook set versions are moved by code (an engine without triggers does the same); those reached before stay", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tds-store-"));
+    const path = join(dir, "s.sqlite");
+    try {
+      // A store of before: its triggers moved the version.
+      const old = new Database(path, { create: true });
+      migrate(
+        old,
+        MIGRATIONS.filter((m) => m.version <= 9),
+      );
+      old.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
+      old.run(`INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, version, created_at, updated_at)
+               VALUES ('t', 'w', 'w', 'https://x.example/', 'graphql', 'q', '{}', 's', 1, 1, 0, 0)`);
+      old.close();
+
+      const store = await openStore({ engine: "sqlite", path });
+      const triggers = new Database(path, { readonly: true });
+      expect(triggers.query("SELECT name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([]);
+      triggers.close();
+      expect(await store.webhookSetVersion("t")).toBe(1);
+      expect(await store.unitOfWork((tx) => tx.deleteWebhook("t", "w"))).toBe(true);
+      // One write, one step: with the triggers still there, it would count twice.
+      expect(await store.webhookSetVersion("t")).toBe(2);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a failing migration leaves the database at the previous version", () => {
     const db = new Database(":memory:");
     migrate(db);
