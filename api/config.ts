@@ -18,8 +18,6 @@ export const ApiConfigSchema = z.object({
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default("127.0.0.1")),
   /** HS256 signing secret (≥ 32 characters). Generated into `DATA_DIR/jwt-secret` on first start when unset. */
   JWT_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, "must be at least 32 characters").optional()),
-  /** MongoDB replica-set URL: selects the MongoDB engine (reserved; not available yet). */
-  MONGODB_URL: z.preprocess(emptyAsUndefined, z.string().startsWith("mongodb").optional()),
   /** How long a token's revocation state is cached per process, in ms. Default 5000. */
   TOKEN_CACHE_TTL_MS: positiveInt(5000),
   /** How long shutdown waits for in-flight requests before closing connections, in ms. Default 5000. */

@@ -19,7 +19,7 @@ import { openCoreServices } from "./services.ts";
 async function main(): Promise<void> {
   const config = loadApiConfig(process.env);
   const log = createLogger(config.LOG_LEVEL, { process: "api" });
-  const services = openCoreServices(config);
+  const services = await openCoreServices(config);
   const { store, catalogues } = services;
   const redis = connectRedis(config.REDIS_URL, (error) =>
     log.warn("redis connection error", describeError(error)),

@@ -1,18 +1,18 @@
 /**
  * Opens what the API process and the admin tool both need from a validated
- * configuration: the store and the auth service. Picks the store engine.
+ * configuration: the store (the engine the configuration chooses, through the
+ * store factory) and the auth service.
  */
 import { join } from "node:path";
-import { ConfigError } from "../common/errors.ts";
-import { createSecretBox, type SecretBox } from "../common/secret-box.ts";
-
-import { readOrCreateSecret } from "../common/secret-file.ts";
+import type { SecretBox } from "../common/secret-box.ts";
+import { openSecretBox, readOrCreateSecret } from "../common/secret-file.ts";
+import { storeLocationOf } from "../common/store/store-location.ts";
 import { type AuthService, createAuthService } from "./auth/auth-service.ts";
 import { createTokenSigner } from "./auth/token-signer.ts";
 import { type CatalogueService, createCatalogueService } from "./catalogue/catalogue-service.ts";
 import type { ApiConfig } from "./config.ts";
 import { type ConfigVarService, createConfigVarService } from "./config-vars/config-var-service.ts";
-import { openSqliteStore } from "./store/sqlite/sqlite-store.ts";
+import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/store.ts";
 
 export interface CoreServices {
@@ -29,19 +29,16 @@ type CoreConfig = Pick<
   | "DATA_DIR"
   | "JWT_SECRET"
   | "SECRETS_KEY"
+  | "DATABASE_URL"
   | "MONGODB_URL"
   | "TOKEN_CACHE_TTL_MS"
   | "TENANT_CACHE_SIZE"
   | "CUSTOM_MAX_FIELDS_PER_OBJECT"
 >;
 
-export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
-  if (config.MONGODB_URL) {
-    throw new ConfigError([
-      "MONGODB_URL: the MongoDB engine is not available yet; unset it to use the embedded store",
-    ]);
-  }
-  const store = openSqliteStore(join(config.DATA_DIR, "store.sqlite"));
+/** @throws ConfigError when the configuration chooses an engine that is not available. */
+export async function openCoreServices(config: Readonly<CoreConfig>): Promise<CoreServices> {
+  const store = await openStore(storeLocationOf(config));
   const secret = config.JWT_SECRET ?? readOrCreateSecret(join(config.DATA_DIR, "jwt-secret"));
   const auth = createAuthService({
     store,
@@ -53,7 +50,7 @@ export function openCoreServices(config: Readonly<CoreConfig>): CoreServices {
     cacheSize: config.TENANT_CACHE_SIZE,
     limits: { maxFieldsPerObject: config.CUSTOM_MAX_FIELDS_PER_OBJECT },
   });
-  const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
+  const box = openSecretBox(config);
   const configVars = createConfigVarService(store, box);
   return { store, auth, catalogues, configVars, box };
 }

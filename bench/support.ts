@@ -30,7 +30,7 @@ export async function startBenchApi() {
     PORT: "0",
     ...RATE_LIMITS_OUT_OF_REACH,
   });
-  const services = openCoreServices(config);
+  const services = await openCoreServices(config);
   const redis = connectRedis(config.REDIS_URL, () => undefined);
   const app = createApiRuntime(config, services, redis, createLogger("error")).app.listen({
     port: 0,

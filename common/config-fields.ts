@@ -12,6 +12,25 @@ export const redisUrl = z.string().regex(/^rediss?:\/\/\S+$/, "must be a redis:/
 export const sharedConfigFields = {
   /** Where the embedded store, generated secrets and the private Redis live. Default `./data`. */
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default("./data")),
+  /**
+   * PostgreSQL connection URL (`postgres://user:password@host:port/database`): selects the
+   * PostgreSQL store engine (not available yet). Unset: the embedded store `DATA_DIR/store.sqlite`.
+   */
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
+  /** MongoDB replica-set URL: selects the MongoDB store engine (not available yet; opt-in once it is). */
+  MONGODB_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\/\S+$/, "must be a mongodb:// or mongodb+srv:// URL")
+      .optional(),
+  ),
   /** Redis connection URL (`redis://host:port/db`). Required; the start command provides one when unset. */
   REDIS_URL: z.preprocess(emptyAsUndefined, redisUrl),
   /** Prefix of every Redis key, so deployments can share a Redis. Default `tds`. */

@@ -4,7 +4,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
+import { createSecretBox, type SecretBox } from "./secret-box.ts";
 
 /** Returns the secret in `path`, creating it with `bytes` random bytes (base64url) when absent. */
 export function readOrCreateSecret(path: string, bytes = 48): string {
@@ -24,4 +25,12 @@ export function readOrCreateSecret(path: string, bytes = 48): string {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return readFileSync(path, "utf8").trim();
     throw error;
   }
+}
+
+/**
+ * The secret box both processes seal and open secrets at rest with: keyed by SECRETS_KEY when
+ * set, else by the key generated into `DATA_DIR/secrets-key` on first start.
+ */
+export function openSecretBox(settings: { SECRETS_KEY?: string | undefined; DATA_DIR: string }): SecretBox {
+  return createSecretBox(settings.SECRETS_KEY ?? readOrCreateSecret(join(settings.DATA_DIR, "secrets-key")));
 }

@@ -4,6 +4,10 @@
  * needs (to refuse undefined ones), the dispatcher renders at delivery time.
  */
 
+/** The kinds of config variable a template reads: a `secret` one's value is sealed at rest (secret-box.ts). */
+export const CONFIG_TYPES = ["plain-text", "secret"] as const;
+export type ConfigType = (typeof CONFIG_TYPES)[number];
+
 const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
 
 /** The variable names `text` refers to, each once, in order of appearance. */

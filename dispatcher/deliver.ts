@@ -8,6 +8,8 @@
  */
 import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryJob } from "../common/delivery-job.ts";
+import type { AttemptRecord } from "../common/delivery-log/delivery-log.ts";
+import type { DeliveryStore, DeliveryWebhook } from "../common/delivery-log/delivery-store.ts";
 import type { Logger } from "../common/log.ts";
 import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
 import { NOT_YET, valueNow } from "../common/settled.ts";
@@ -16,7 +18,6 @@ import { createBusyParking, type ParkingRules } from "./busy-parking.ts";
 import { classifyResponse } from "./classify-response.ts";
 import { type DeliveryOutcome, decideOutcome, maxAttempts, type RetryPolicy } from "./decide-outcome.ts";
 import { type DeliveryMetrics, NO_DELIVERY_METRICS } from "./delivery-metrics.ts";
-import type { AttemptRecord, DeliveryStore, DeliveryWebhook } from "./delivery-store.ts";
 import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
 import { createRedactor, NO_SECRETS, type Redactor } from "./redact-secrets.ts";

@@ -32,7 +32,7 @@ async function main(): Promise<void> {
       redis: () => isRedisReachable(redis),
     },
   });
-  dispatcher = openDispatcher(config, { redis, log, metrics });
+  dispatcher = await openDispatcher(config, { redis, log, metrics });
   await dispatcher.ready();
   console.log("Dispatcher consuming deliveries");
 

@@ -5,14 +5,14 @@
  * queue's depth). The one place adapters are chosen; main.ts and the tests both
  * come through here.
  */
-import { join } from "node:path";
 import type Redis from "ioredis";
+import { openDeliveryStore } from "../common/delivery-log/open-delivery-store.ts";
 import { createDeliveryQueue } from "../common/delivery-queue.ts";
 import type { Logger } from "../common/log.ts";
 import { createMetricsRegistry, type Registry } from "../common/metrics.ts";
 import { redisKeys } from "../common/redis-keys.ts";
-import { createSecretBox } from "../common/secret-box.ts";
-import { readOrCreateSecret } from "../common/secret-file.ts";
+import { openSecretBox } from "../common/secret-file.ts";
+import { storeLocationOf } from "../common/store/store-location.ts";
 import type { DispatcherConfig } from "./config.ts";
 import { RETRY_JITTER, type RetryPolicy } from "./decide-outcome.ts";
 import { createDeliverer } from "./deliver.ts";
@@ -20,7 +20,6 @@ import { createDeliveryMetrics, registerQueueDepth } from "./delivery-metrics.ts
 import { createEndpointLimiter } from "./endpoint-limiter.ts";
 import { createHttpSender } from "./http-sender.ts";
 import type { LookupHost } from "./ssrf/resolve-destination.ts";
-import { openSqliteDeliveryStore } from "./store/sqlite/sqlite-delivery-store.ts";
 import { createDispatcher, type Dispatcher } from "./worker.ts";
 
 export interface DispatcherEnvironment {
@@ -46,13 +45,16 @@ export interface OpenDispatcher extends Dispatcher {
 // Endpoint slots are renewed while held: a killed dispatcher's come back within this.
 const ENDPOINT_LEASE_MS = 5000;
 
-/** Builds and starts a dispatcher. */
-export function openDispatcher(
+/**
+ * Builds and starts a dispatcher on the store the configuration chooses.
+ * @throws ConfigError when that engine is not available.
+ */
+export async function openDispatcher(
   config: Readonly<DispatcherConfig>,
   env: DispatcherEnvironment,
-): OpenDispatcher {
-  const store = openSqliteDeliveryStore(join(config.DATA_DIR, "store.sqlite"));
-  const box = createSecretBox(config.SECRETS_KEY ?? readOrCreateSecret(join(config.DATA_DIR, "secrets-key")));
+): Promise<OpenDispatcher> {
+  const store = await openDeliveryStore(storeLocationOf(config));
+  const box = openSecretBox(config);
   const retry: RetryPolicy = { schedule: config.DELIVERY_RETRY_SCHEDULE, jitter: RETRY_JITTER };
   const registry = env.metrics ?? createMetricsRegistry();
   const metrics = createDeliveryMetrics(registry);

@@ -85,13 +85,15 @@ describe("architecture", () => {
     expect(offences).toEqual([]);
   });
 
-  test("only store adapter files import database drivers", async () => {
+  test("only store engine files import database drivers", async () => {
+    // The SQLite engine: the API's full store, what both processes share (connection, migrations, webhook
+    // rows), and the delivery log both write (the API's members and the dispatcher's port).
+    const sqliteEngine = ["api/store/sqlite/", "common/store/sqlite/", "common/delivery-log/sqlite/"];
     const offences: string[] = [];
     for (const file of sources) {
       for (const spec of await importsOf(file)) {
-        const sqliteAdapter =
-          file.startsWith("api/store/sqlite/") || file.startsWith("dispatcher/store/sqlite/");
-        if (spec === "bun:sqlite" && !sqliteAdapter) offences.push(`${file} → ${spec}`);
+        const inSqliteEngine = sqliteEngine.some((folder) => file.startsWith(folder));
+        if (spec === "bun:sqlite" && !inSqliteEngine) offences.push(`${file} → ${spec}`);
         if (spec === "mongodb" && !file.startsWith("api/store/mongodb/")) offences.push(`${file} → ${spec}`);
       }
     }
@@ -100,7 +102,9 @@ describe("architecture", () => {
 
   test("only the PostgreSQL engine (and the scripts, test and bench support around it) uses Bun's SQL client", async () => {
     // Bun's SQL client is a driver like any other, though reachable without an import too (on the Bun global).
-    const allowed = ["api/store/postgres/", "scripts/private-postgres.ts", "test/support/", "bench/"];
+    // The engine's shared parts (its client and migrations; the delivery log) go where SQLite's are, in common/.
+    const engine = ["api/store/postgres/", "common/store/postgres/", "common/delivery-log/postgres/"];
+    const allowed = [...engine, "scripts/private-postgres.ts", "test/support/", "bench/"];
     const everything = [...new Glob("{api,dispatcher,common,scripts,test,bench}/**/*.ts").scanSync(root)];
     const offences: string[] = [];
     for (const file of everything) {
@@ -141,6 +145,33 @@ describe("architecture", () => {
     expect(offences).toEqual([]);
     // An exception that no longer occurs is stale: the document would excuse a future one unseen.
     expect(allowedUpward.filter((edge) => !seen.has(edge))).toEqual([]);
+  });
+
+  test("the tables both processes use have one owner: the delivery log's, and the webhook set version's writes", async () => {
+    // The engine's migrations define every table; besides them, only the owner's files name it in SQL.
+    const owners: Record<string, { pattern: RegExp; owner: string }> = {
+      deliveries: {
+        pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+deliveries\b/i,
+        owner: "common/delivery-log/sqlite/",
+      },
+      delivery_attempts: {
+        pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+delivery_attempts\b/i,
+        owner: "common/delivery-log/sqlite/",
+      },
+      webhook_set_versions: {
+        pattern: /\b(INTO|UPDATE)\s+webhook_set_versions\b/i,
+        owner: "common/store/sqlite/webhook-rows.ts",
+      },
+    };
+    const offences: string[] = [];
+    for (const file of sources) {
+      if (file === "common/store/sqlite/migrations.ts") continue;
+      const text = await Bun.file(`${root}/${file}`).text();
+      for (const [table, { pattern, owner }] of Object.entries(owners)) {
+        if (pattern.test(text) && !file.startsWith(owner)) offences.push(`${file} → ${table}`);
+      }
+    }
+    expect(offences).toEqual([]);
   });
 
   test("records are written only by the record-write engine, so every write reaches the change log", async () => {

@@ -1,6 +1,7 @@
 /**
  * The admin command-line tool (`npm run admin -- <command>`): opens the store
- * named by the environment (DATA_DIR), runs one command, prints its lines.
+ * the environment chooses (DATA_DIR, DATABASE_URL, MONGODB_URL, as the API
+ * does), runs one command, prints its lines.
  */
 import { isAppError } from "../../common/errors.ts";
 import { loadConfig } from "../../common/load-config.ts";
@@ -12,6 +13,7 @@ const AdminConfigSchema = ApiConfigSchema.pick({
   DATA_DIR: true,
   JWT_SECRET: true,
   SECRETS_KEY: true,
+  DATABASE_URL: true,
   MONGODB_URL: true,
   TOKEN_CACHE_TTL_MS: true,
   TENANT_CACHE_SIZE: true,
@@ -19,7 +21,7 @@ const AdminConfigSchema = ApiConfigSchema.pick({
 });
 
 async function main(): Promise<number> {
-  const services = openCoreServices(loadConfig(AdminConfigSchema, process.env));
+  const services = await openCoreServices(loadConfig(AdminConfigSchema, process.env));
   try {
     for (const line of await runAdminCommand(process.argv.slice(2), services)) console.log(line);
     return 0;

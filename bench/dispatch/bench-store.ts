@@ -7,9 +7,9 @@
 import { Database } from "bun:sqlite";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
-import { migrate } from "../../api/store/sqlite/migrations.ts";
 import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
 import { createSecretBox, webhookSecretContext } from "../../common/secret-box.ts";
+import { migrate } from "../../common/store/sqlite/migrations.ts";
 
 export interface BenchStore {
   tenantId: string;

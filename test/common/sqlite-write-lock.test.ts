@@ -1,7 +1,7 @@
 /** Taking the store's write lock while another process holds it: the wait is a timer, the process keeps running. */
 import type { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { beginImmediate } from "../../common/sqlite-write-lock.ts";
+import { beginImmediate } from "../../common/store/sqlite/sqlite-write-lock.ts";
 import { openWalFile, type WalFile } from "../support/wal-file.ts";
 
 describe("beginImmediate", () => {

@@ -62,7 +62,7 @@ export function openHarness(): Harness {
     env,
     async start(overrides = {}, extra = {}) {
       const config = loadDispatcherConfig(env(overrides));
-      const dispatcher = openDispatcher(config, { redis: redis.redis, log, ...extra });
+      const dispatcher = await openDispatcher(config, { redis: redis.redis, log, ...extra });
       started.push(dispatcher);
       await dispatcher.ready();
       return dispatcher;

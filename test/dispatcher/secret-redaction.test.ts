@@ -46,7 +46,7 @@ beforeAll(async () => {
     DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8",
     DELIVERY_RETRY_SCHEDULE: "30ms",
   });
-  dispatcher = openDispatcher(config, {
+  dispatcher = await openDispatcher(config, {
     redis: t.redis.redis,
     log: createLogger("debug", {}, (line) => logLines.push(line)),
     // `*.refused.test` resolves to a private address; every other name (the secret host) to nothing.

@@ -1,8 +1,8 @@
 /** Stopping a dispatcher never loses a delivery: it finishes, is handed back, or is taken over after a crash. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Subprocess, spawn } from "bun";
+import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../common/delivery-log/delivery-log.ts";
 import { enqueueDeliveries } from "../../common/delivery-queue.ts";
-import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../dispatcher/delivery-store.ts";
 import { eventually } from "../support/eventually.ts";
 import { collect } from "../support/processes.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";

@@ -3,21 +3,21 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate } from "../../api/store/sqlite/migrations.ts";
-import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../dispatcher/delivery-store.ts";
-import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../common/delivery-log/delivery-log.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
+import { migrate } from "../../common/store/sqlite/migrations.ts";
 
 describe("SQLite delivery store", () => {
   const dir = mkdtempSync(join(tmpdir(), "tds-dstore-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("opens a store file the API has not migrated yet, and works once it has", async () => {
+  test("opens a store file no API has opened yet: the dispatcher migrates it itself", async () => {
     const path = join(dir, "store.sqlite");
-    const store = openSqliteDeliveryStore(path);
-    await expect(store.loadDelivery("t", "d1", "w")).rejects.toThrow("no such table");
+    const store = await openDeliveryStore({ engine: "sqlite", path });
+    expect(await store.loadDelivery("t", "d1", "w")).toEqual({ status: null, webhook: null });
 
     const api = new Database(path, { strict: true });
-    migrate(api);
+    expect(migrate(api)).toBe(0);
     api.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
     api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
              VALUES ('t', 'd1', 'w', 'm', 'pending', '[]', 0, 0, 0, 0)`);
@@ -60,7 +60,7 @@ describe("SQLite delivery store", () => {
     });
 
     // The dispatcher that is killed: its attempt is committed when startAttempt resolves, before any send.
-    const killed = openSqliteDeliveryStore(path);
+    const killed = await openDeliveryStore({ engine: "sqlite", path });
     expect(await killed.startAttempt("t", "d1", 100)).toBe(1);
     const inFlight = {
       attempt: 1,
@@ -74,7 +74,7 @@ describe("SQLite delivery store", () => {
     await killed.close();
 
     // The next dispatcher's attempt closes it as of unknown outcome, then logs its own.
-    const next = openSqliteDeliveryStore(path);
+    const next = await openDeliveryStore({ engine: "sqlite", path });
     expect(await next.startAttempt("t", "d1", 200)).toBe(2);
     const unknown = { ...inFlight, error: OUTCOME_UNKNOWN_ERROR, in_flight: 0 };
     expect(logged().attempts).toEqual([unknown, { ...inFlight, attempt: 2, started_at: 200 }]);

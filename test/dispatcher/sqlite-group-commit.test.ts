@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate } from "../../api/store/sqlite/migrations.ts";
-import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
-import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+import type { DeliveryStore } from "../../common/delivery-log/delivery-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
+import { migrate } from "../../common/store/sqlite/migrations.ts";
 
 const attempt = { startedAt: 10, durationMs: 5, statusCode: 200, responseBody: "ok", error: null };
 const ids = Array.from({ length: 10 }, (_, i) => `d${i + 1}`);
@@ -15,7 +15,7 @@ describe("SQLite delivery store group commit", () => {
   let dir: string;
   let api: Database;
   let store: DeliveryStore;
-  beforeEach(() => {
+  beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), "tds-group-commit-"));
     api = new Database(join(dir, "store.sqlite"), { create: true, strict: true });
     api.run("PRAGMA journal_mode = WAL");
@@ -27,7 +27,7 @@ describe("SQLite delivery store group commit", () => {
         [id, `m-${id}`],
       );
     }
-    store = openSqliteDeliveryStore(join(dir, "store.sqlite"));
+    store = await openDeliveryStore({ engine: "sqlite", path: join(dir, "store.sqlite") });
   });
   afterEach(async () => {
     await store.close();
@@ -78,6 +78,6 @@ describe("SQLite delivery store group commit", () => {
     await store.close();
     expect(await recorded).toBe(1);
     expect(logged()[0]).toEqual({ id: "d1", status: "succeeded", attempts: 1, rows: 1 });
-    store = openSqliteDeliveryStore(join(dir, "store.sqlite"));
+    store = await openDeliveryStore({ engine: "sqlite", path: join(dir, "store.sqlite") });
   });
 });

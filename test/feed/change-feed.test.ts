@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
-import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
+import { storeLocationOf } from "../../common/store/store-location.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 import { graphqlClient } from "../support/graphql.ts";
 import { queuedJobs } from "../support/queue.ts";
@@ -187,7 +187,7 @@ describe("matching committed changes", () => {
     expect(await jobsFor(first)).toHaveLength(1);
 
     // The dispatcher disables a webhook on 410 Gone through its own connection to the store.
-    const dispatcherStore = openSqliteDeliveryStore(join(t.dataDir, "store.sqlite"));
+    const dispatcherStore = await openDeliveryStore(storeLocationOf({ DATA_DIR: t.dataDir }));
     await dispatcherStore.disableWebhook(acme.tenant.id, first, "410 Gone", Date.now());
     await dispatcherStore.close();
     await mutate(`mutation { schema { insertRegions(input: {Name: "Disabled", Timezone: "UTC"}) } }`);

@@ -5,7 +5,7 @@
  * killed one in flight, then of unknown outcome.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../dispatcher/delivery-store.ts";
+import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../common/delivery-log/delivery-log.ts";
 import { eventually } from "../support/eventually.ts";
 import { apiClient } from "../support/flow/api-client.ts";
 import { type Receiver, startReceiver } from "../support/receiver.ts";

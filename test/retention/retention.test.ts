@@ -11,9 +11,10 @@ import { join } from "node:path";
 import type { ChangeEntry } from "../../api/model/record-values.ts";
 import { createRetentionSweeper, type RetentionRules } from "../../api/retention/retention-sweeper.ts";
 import type { DeliveryRecord, DeliveryStatus } from "../../api/store/store.ts";
+import type { DeliveryStore } from "../../common/delivery-log/delivery-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { createLogger } from "../../common/log.ts";
-import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
-import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+import { storeLocationOf } from "../../common/store/store-location.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 
 const HOUR = 3_600_000;
@@ -29,7 +30,7 @@ const now = Date.now();
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.provision("acme");
-  dispatcherStore = openSqliteDeliveryStore(join(t.dataDir, "store.sqlite"));
+  dispatcherStore = await openDeliveryStore(storeLocationOf({ DATA_DIR: t.dataDir }));
   const created = await t.call("POST", "/webhooks", {
     token: acme.adminToken,
     body: {

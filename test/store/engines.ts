@@ -1,17 +1,19 @@
 /**
  * The store engines the conformance suite runs on, chosen by `TEST_STORE`
- * (default `sqlite`). An engine plugs in with one entry here: how to open a
- * fresh, empty store, a second handle on the same data, and the dispatcher's
- * delivery-log port over it. An unknown name fails loudly, never silently
- * falls back to another engine.
+ * (default `sqlite`). An engine plugs in with one entry here: where a fresh,
+ * empty store of it is (a `StoreLocation`) and how to drop it. The store, a
+ * second handle on the same data and the dispatcher's delivery-log port are
+ * opened from that location through the store factory, as the processes open
+ * them. An unknown name fails loudly, never silently falls back to another engine.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqliteStore } from "../../api/store/sqlite/sqlite-store.ts";
+import { openStore } from "../../api/store/open-store.ts";
 import type { Store } from "../../api/store/store.ts";
-import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
-import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+import type { DeliveryStore } from "../../common/delivery-log/delivery-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
+import { type StoreLocation, storeLocationOf } from "../../common/store/store-location.ts";
 
 /** One fresh store of an engine, and what the suite needs around it. */
 export interface OpenedEngine {
@@ -19,35 +21,52 @@ export interface OpenedEngine {
   /** Another handle on the same data, as another process would open it. */
   reopen(): Promise<Store>;
   /** The dispatcher's port over the same data: it writes the delivery attempts the API reads. */
-  openDispatcherLog(): DeliveryStore;
+  openDispatcherLog(): Promise<DeliveryStore>;
   /** Deletes the data (every handle is closed by then). */
   cleanup(): Promise<void>;
 }
 
 export type EngineFactory = () => Promise<OpenedEngine>;
 
-const ENGINES: Record<string, EngineFactory> = {
+/** Where a fresh, empty store of an engine is, and how to drop it once every handle is closed. */
+interface FreshData {
+  location: StoreLocation;
+  drop(): Promise<void>;
+}
+
+const ENGINES: Record<string, () => Promise<FreshData>> = {
   async sqlite() {
     const dir = mkdtempSync(join(tmpdir(), "tds-conformance-"));
-    const path = join(dir, "store.sqlite");
+    // As the processes choose it: DATA_DIR set, no engine URL.
     return {
-      store: openSqliteStore(path),
-      reopen: async () => openSqliteStore(path),
-      openDispatcherLog: () => openSqliteDeliveryStore(path),
-      cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+      location: storeLocationOf({ DATA_DIR: dir }),
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
     };
   },
 };
+
+/** Opens a fresh store of an engine through the store factory, with what the suite needs around it. */
+const openedFrom =
+  (fresh: () => Promise<FreshData>): EngineFactory =>
+  async () => {
+    const { location, drop } = await fresh();
+    return {
+      store: await openStore(location),
+      reopen: () => openStore(location),
+      openDispatcherLog: () => openDeliveryStore(location),
+      cleanup: drop,
+    };
+  };
 
 /** The engine `TEST_STORE` names (sqlite when unset). @throws Error naming the engines there are, for any other name. */
 export function chosenEngine(name = process.env.TEST_STORE || "sqlite"): {
   name: string;
   open: EngineFactory;
 } {
-  const open = ENGINES[name];
-  if (!open)
+  const fresh = ENGINES[name];
+  if (!fresh)
     throw new Error(
       `TEST_STORE=${name}: no such store engine in test/store/engines.ts (${Object.keys(ENGINES).join(", ")})`,
     );
-  return { name, open };
+  return { name, open: openedFrom(fresh) };
 }

@@ -69,7 +69,7 @@ export async function createTestApp(
     WEBHOOKS_ALLOW_HTTP: "true",
     ...env,
   });
-  const opened = openCoreServices(config);
+  const opened = await openCoreServices(config);
   const services = { ...opened, store: wrapStore(opened.store) };
   const log = logger ?? createLogger(config.LOG_LEVEL);
   const { store, auth, catalogues } = services;

@@ -9,9 +9,9 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { migrate } from "../../api/store/sqlite/migrations.ts";
 import { type DeliveryJob, deliveryIdOf } from "../../common/delivery-job.ts";
 import { configSecretContext, createSecretBox, webhookSecretContext } from "../../common/secret-box.ts";
+import { migrate } from "../../common/store/sqlite/migrations.ts";
 
 export const TEST_SECRETS_KEY = "test-secrets-key-test-secrets-key-0123456789";
 

@@ -12,7 +12,7 @@ import { connectRedis } from "../../common/redis.ts";
 
 const [token = "", keyList = "", rounds = "1"] = process.argv.slice(2);
 const config = loadApiConfig(process.env);
-const services = openCoreServices(config);
+const services = await openCoreServices(config);
 const redis = connectRedis(config.REDIS_URL, () => undefined);
 const app = createApiRuntime(config, services, redis, createLogger("error")).app;
 const keys = keyList.split(",");

@@ -32,7 +32,7 @@ beforeAll(async () => {
     DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8",
     DELIVERY_RETRY_SCHEDULE: "30ms",
   });
-  dispatcher = openDispatcher(config, { redis: t.redis.redis, log: createLogger("silent") });
+  dispatcher = await openDispatcher(config, { redis: t.redis.redis, log: createLogger("silent") });
   await dispatcher.ready();
   t.feed.start();
 });

@@ -1,12 +1,13 @@
 /** The config-variable aggregate of the store port: the variables a tenant's webhook templates read. */
+import type { ConfigType } from "../../../common/template.ts";
 
-export const CONFIG_TYPES = ["plain-text", "secret"] as const;
+export { CONFIG_TYPES } from "../../../common/template.ts";
 
 /** A tenant's config variable; a secret's `value` is sealed (encrypted), never the plaintext. */
 export interface ConfigVariable {
   tenantId: string;
   key: string;
-  configType: (typeof CONFIG_TYPES)[number];
+  configType: ConfigType;
   value: string;
   description: string | null;
   createdAt: number;

@@ -1,27 +1,13 @@
-/** The retention aggregate of the store port: bounded steps that delete what the logs no longer keep. */
+/**
+ * The retention aggregate of the store port: bounded steps that delete what the logs no longer
+ * keep. The delivery log's step is declared with the log's contract (common/delivery-log/).
+ */
+import type { DeliveryLogRetention } from "../../../common/delivery-log/delivery-log.ts";
 
-/** Where a delivery stands in the delivery log's age order (oldest first; `id` breaks ties). */
-export interface DeliveryAge {
-  createdAt: number;
-  id: string;
-}
-
-/** One step of pruning the delivery log. */
-export interface DeliveryPruneStep {
-  /** Deliveries deleted, with their attempts. */
-  deleted: number;
-  /** Where the next step goes on from; null when no delivery created before the cut-off is left to look at. */
-  next: DeliveryAge | null;
-}
+export type { DeliveryAge, DeliveryPruneStep } from "../../../common/delivery-log/delivery-log.ts";
 
 /** Retention steps (inside a unit of work, one step per unit so writers wait one step at most). */
-export interface RetentionWriter {
-  /**
-   * Looks at the next `limit` deliveries created before `before`, oldest first, from `after` on
-   * (the start when null), and deletes those finished (`succeeded` or `failed`) and unchanged since
-   * `before`, with their attempts. Unfinished ones stay: they are still being delivered.
-   */
-  pruneDeliveries(before: number, limit: number, after: DeliveryAge | null): Promise<DeliveryPruneStep>;
+export interface RetentionWriter extends DeliveryLogRetention {
   /**
    * Deletes at most `limit` of the oldest change-log entries committed before `before` that every
    * change-feed reader (every name with a saved cursor) has passed; returns how many. How it

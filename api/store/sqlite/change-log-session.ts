@@ -3,10 +3,10 @@
  * saved positions, handed out as cursors (feed-cursor.ts).
  */
 import type { Database } from "bun:sqlite";
+import { BOUND_COUNT } from "../../../common/store/sqlite/bound-count.ts";
 import type { LoggedChange, RecordValues } from "../../model/record-values.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
 import { decodeCursor, encodeCursor, savedCursor } from "./feed-cursor.ts";
-import { BOUND_COUNT } from "./record-codec.ts";
 
 interface ChangeRow {
   position: number;

@@ -5,6 +5,7 @@
  * parent). Every value is bound; identifiers come from the catalogue.
  */
 import type { Database } from "bun:sqlite";
+import { BOUND_COUNT } from "../../../common/store/sqlite/bound-count.ts";
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
 import { filterNeeds } from "../../eql/filter-needs.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
@@ -20,7 +21,7 @@ import {
 import type { ReadNode } from "../read-tree.ts";
 import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import { BOUND_COUNT, type ColumnValue } from "./record-codec.ts";
+import type { ColumnValue } from "./record-codec.ts";
 import { decodeColumns } from "./record-session.ts";
 import { type RenderedRead, renderReadSql } from "./render-json.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";

@@ -13,12 +13,13 @@
  * answers the long way.
  */
 
+import { BOUND_COUNT } from "../../../common/store/sqlite/bound-count.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { ReadList, ReadNode, Slot } from "../read-tree.ts";
 import { buildPlan, orderClause } from "../sql/list-plan.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import { BOUND_COUNT, type ColumnValue } from "./record-codec.ts";
+import type { ColumnValue } from "./record-codec.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 
 /** A bound value: a slot's (given per request) or a constant (a filter's). */

@@ -4,12 +4,12 @@
  * work). Statements are prepared once per connection and reused.
  */
 import type { Database } from "bun:sqlite";
+import { createDeliveryLogSession } from "../../../common/delivery-log/sqlite/delivery-log-session.ts";
 import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
 import { createCatalogueSession } from "./catalogue-session.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
 import { createConfigSession } from "./config-session.ts";
-import { createDeliveryLogSession } from "./delivery-log-session.ts";
 import { createIdentitySession } from "./identity-session.ts";
 import { createQuerySession } from "./query-records.ts";
 import { createRecordSession } from "./record-session.ts";

@@ -1,29 +1,24 @@
 /**
- * The embedded store engine: one SQLite file in WAL mode. Writes go through a
- * single writer connection, one unit of work at a time (a promise queue keeps
+ * The embedded store engine: one SQLite file in WAL mode, opened and migrated
+ * by common/store/sqlite/sqlite-engine.ts. Writes go through a
+ * single writer connection (the engine's first), one unit of work at a time (a promise queue keeps
  * an awaiting unit of work from interleaving with another); reads outside a
  * unit of work use a second connection, so they never see uncommitted data.
  * That connection's reads share a snapshot per turn of the event loop
  * (read-snapshots.ts), dropped before each of our commits. (In memory, for
  * tests, there is one connection and none of this.)
  */
-import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
+import { SQLITE_LOCK_WAIT_MS } from "../../../common/store/sqlite/sqlite-connection.ts";
+import type { SqliteEngine } from "../../../common/store/sqlite/sqlite-engine.ts";
+import { beginImmediate } from "../../../common/store/sqlite/sqlite-write-lock.ts";
 import type { Store, StoreWriter } from "../store.ts";
-import { migrate } from "./migrations.ts";
 import { createReadSnapshots, type ReadSnapshots } from "./read-snapshots.ts";
 import { createSqliteSession } from "./sqlite-session.ts";
 
-const BUSY_TIMEOUT_MS = 5000;
-
-/** Opens (creating when absent) the store at `path` and brings its schema up to date. */
-export function openSqliteStore(path: string): Store {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-  const writer = openConnection(path);
-  migrate(writer);
-  const reader = path === ":memory:" ? writer : openConnection(path);
+/** The store over an opened SQLite engine; it takes the engine's connection over (and closes it). */
+export function createSqliteStore(engine: SqliteEngine): Store {
+  const writer = engine.connection;
+  const reader = engine.path === ":memory:" ? writer : engine.connect();
   const writeSession = createSqliteSession(writer);
   // In memory there is one connection: its reads cannot hold a transaction a unit of work would need.
   const snapshots = reader === writer ? null : createReadSnapshots(reader);
@@ -34,7 +29,7 @@ export function openSqliteStore(path: string): Store {
 
   const runUnitOfWork = async <T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> => {
     // While the dispatcher (or the admin tool) holds the write lock, wait on a timer, not asleep in SQLite.
-    await beginImmediate(writer, BUSY_TIMEOUT_MS);
+    await beginImmediate(writer, SQLITE_LOCK_WAIT_MS);
     try {
       const result = await work(writeSession);
       // Before the commit, so that the checkpoint it may run is not held back by our own reader.
@@ -81,14 +76,4 @@ function inSnapshots<S extends object>(session: S, snapshots: ReadSnapshots): S 
     },
   ]);
   return Object.fromEntries(entries) as S;
-}
-
-function openConnection(path: string): Database {
-  const db = new Database(path, { create: true, strict: true });
-  db.run("PRAGMA journal_mode = WAL");
-  db.run("PRAGMA synchronous = NORMAL");
-  db.run("PRAGMA foreign_keys = ON");
-  // Another process (the dispatcher, the admin tool) may hold the write lock briefly.
-  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  return db;
 }

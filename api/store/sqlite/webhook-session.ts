@@ -1,23 +1,12 @@
-/** The webhook part of a SQLite session: a tenant's webhook definitions (their set version is kept by triggers). */
+/** The webhook part of a SQLite session: a tenant's webhook definitions; each write moves their set version on. */
 import type { Database } from "bun:sqlite";
+import {
+  bumpWebhookSetVersion,
+  decodeHeaders,
+  type WebhookRow,
+} from "../../../common/store/sqlite/webhook-rows.ts";
 import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
 import { uniquely } from "./constraint-errors.ts";
-
-interface WebhookRow {
-  tenant_id: string;
-  id: string;
-  name: string;
-  url: string;
-  type: "graphql";
-  query: string;
-  headers: string;
-  secret: string;
-  enabled: number;
-  disabled_reason: string | null;
-  version: number;
-  created_at: number;
-  updated_at: number;
-}
 
 const toWebhook = (row: WebhookRow): WebhookRecord => ({
   tenantId: row.tenant_id,
@@ -26,7 +15,7 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   url: row.url,
   type: row.type,
   query: row.query,
-  headers: JSON.parse(row.headers) as Record<string, string>,
+  headers: decodeHeaders(row),
   secret: row.secret,
   enabled: row.enabled === 1,
   disabledReason: row.disabled_reason,
@@ -89,9 +78,10 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           w.updatedAt,
         ),
       );
+      bumpWebhookSetVersion(db, w.tenantId);
     },
     replaceWebhook: async (w) => {
-      uniquely(taken(w), () =>
+      const { changes } = uniquely(taken(w), () =>
         q.replace.run(
           w.name,
           w.url,
@@ -104,7 +94,12 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           w.id,
         ),
       );
+      if (changes > 0) bumpWebhookSetVersion(db, w.tenantId);
     },
-    deleteWebhook: async (tenantId, id) => q.delete.run(tenantId, id).changes > 0,
+    deleteWebhook: async (tenantId, id) => {
+      const deleted = q.delete.run(tenantId, id).changes > 0;
+      if (deleted) bumpWebhookSetVersion(db, tenantId);
+      return deleted;
+    },
   };
 }

@@ -87,7 +87,7 @@ export function describeDeliveryLog(sut: StoreUnderTest): void {
       const quiet = delivery(a.id, "w1", "m2", 1000, "pending");
       await sut.store.unitOfWork((tx) => tx.insertDeliveries([failed, quiet]));
 
-      const dispatcher = sut.dispatcherLog();
+      const dispatcher = await sut.dispatcherLog();
       const attempt = {
         startedAt: 1500,
         durationMs: 12,

@@ -31,7 +31,9 @@ export function describeRetention(sut: StoreUnderTest): void {
       await sut.store.unitOfWork((tx) => tx.insertDeliveries(logged));
       const withAttempt = logged[0]?.id as string;
       const attempt = { startedAt: 150, durationMs: 1, statusCode: 200, responseBody: null, error: null };
-      expect(await sut.dispatcherLog().recordAttempt(a.id, withAttempt, attempt, "succeeded")).toBe(1);
+      expect(await (await sut.dispatcherLog()).recordAttempt(a.id, withAttempt, attempt, "succeeded")).toBe(
+        1,
+      );
       sut.store.refreshReads();
 
       const steps: DeliveryPruneStep[] = [];

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach } from "bun:test";
 import type { Store } from "../../../api/store/store.ts";
-import type { DeliveryStore } from "../../../dispatcher/delivery-store.ts";
+import type { DeliveryStore } from "../../../common/delivery-log/delivery-store.ts";
 import type { EngineFactory, OpenedEngine } from "../engines.ts";
 import { recordingStore } from "./recording-store.ts";
 
@@ -17,7 +17,7 @@ export interface StoreUnderTest {
   /** Another handle on this test's data (recorded too); closed after the test. */
   reopen(): Promise<Store>;
   /** The dispatcher's delivery-log port over this test's data; closed after the test. */
-  dispatcherLog(): DeliveryStore;
+  dispatcherLog(): Promise<DeliveryStore>;
 }
 
 /** Registers, in the calling `describe`, the hooks that open and drop a store around each test. */
@@ -54,8 +54,8 @@ export function useStoreUnderTest(engine: string, open: EngineFactory, called: S
       closers.push(() => other.close());
       return other;
     },
-    dispatcherLog() {
-      const log = current().openDispatcherLog();
+    async dispatcherLog() {
+      const log = await current().openDispatcherLog();
       closers.push(() => log.close());
       return log;
     },

@@ -64,11 +64,53 @@ export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
       const afterReplace = await version();
       expect(afterReplace).toBeGreaterThan(afterTwo);
 
+      // Writes that change nothing, or roll back, leave the version where it is.
       expect(await sut.store.unitOfWork((tx) => tx.deleteWebhook(b.id, first.id))).toBe(false);
+      await sut.store.unitOfWork((tx) => tx.replaceWebhook({ ...replaced, id: "no such webhook" }));
+      const rolledBack = sut.store.unitOfWork(async (tx) => {
+        await tx.insertWebhook(webhook(a.id, "Rolled back", 4000));
+        throw new Error("rolled back");
+      });
+      await expect(rolledBack).rejects.toThrow("rolled back");
+      expect(await version()).toBe(afterReplace);
+
       expect(await sut.store.unitOfWork((tx) => tx.deleteWebhook(a.id, first.id))).toBe(true);
+      const afterDelete = await version();
+      expect(afterDelete).toBeGreaterThan(afterReplace);
       expect(await sut.store.unitOfWork((tx) => tx.deleteWebhook(a.id, first.id))).toBe(false);
-      expect(await version()).toBeGreaterThan(afterReplace);
+      expect(await version()).toBe(afterDelete);
       expect(await sut.store.listWebhooks(a.id)).toEqual([later]);
+    });
+
+    test("the dispatcher's disable (410 Gone) moves the set version too, in its own process's write; a missing webhook moves nothing", async () => {
+      const a = tenant("a");
+      const b = tenant("b");
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertTenant(b);
+      });
+      const hook = webhook(a.id, "Gone", 1000);
+      await sut.store.unitOfWork((tx) => tx.insertWebhook(hook));
+      const before = await sut.store.webhookSetVersion(a.id);
+
+      const dispatcher = await sut.dispatcherLog();
+      await dispatcher.disableWebhook(a.id, hook.id, "410 Gone", 5000);
+      sut.store.refreshReads();
+      expect(await sut.store.webhookSetVersion(a.id)).toBeGreaterThan(before);
+      expect(await sut.store.findWebhook(a.id, hook.id)).toEqual({
+        ...hook,
+        enabled: false,
+        disabledReason: "410 Gone",
+        version: hook.version + 1,
+        updatedAt: 5000,
+      });
+      const disabled = await sut.store.webhookSetVersion(a.id);
+
+      await dispatcher.disableWebhook(a.id, "no such webhook", "410 Gone", 6000);
+      await dispatcher.disableWebhook(b.id, hook.id, "410 Gone", 6000);
+      sut.store.refreshReads();
+      expect(await sut.store.webhookSetVersion(a.id)).toBe(disabled);
+      expect(await sut.store.webhookSetVersion(b.id)).toBe(0);
     });
   });
 

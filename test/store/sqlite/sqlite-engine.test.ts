@@ -4,14 +4,14 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MIGRATIONS, migrate } from "../../../api/store/sqlite/migrations.ts";
-import { openSqliteStore } from "../../../api/store/sqlite/sqlite-store.ts";
+import { openStore } from "../../../api/store/open-store.ts";
+import { MIGRATIONS, migrate } from "../../../common/store/sqlite/migrations.ts";
 import { customObject, seedTenant } from "../conformance/fixtures.ts";
 
 describe("sqlite engine specifics", () => {
-  test("runs in WAL mode", () => {
+  test("runs in WAL mode", async () => {
     const walDir = mkdtempSync(join(tmpdir(), "tds-store-"));
-    const store = openSqliteStore(join(walDir, "s.sqlite"));
+    const store = await openStore({ engine: "sqlite", path: join(walDir, "s.sqlite") });
     const db = new Database(join(walDir, "s.sqlite"));
     expect(db.query<{ journal_mode: string }, []>("PRAGMA journal_mode").get()?.journal_mode).toBe("wal");
     db.close();
@@ -58,6 +58,35 @@ describe("sqlite engine specifics", () => {
     expect(indexes.map((i) => i.name)).toEqual(["deliveries_by_age", "deliveries_by_webhook"]);
   });
 
+  test("no triggers: webhook set versions are moved by code (an engine without triggers does the same); those reached before stay", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tds-store-"));
+    const path = join(dir, "s.sqlite");
+    try {
+      // A store of before: its triggers moved the version.
+      const old = new Database(path, { create: true });
+      migrate(
+        old,
+        MIGRATIONS.filter((m) => m.version <= 9),
+      );
+      old.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
+      old.run(`INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, version, created_at, updated_at)
+               VALUES ('t', 'w', 'w', 'https://x.example/', 'graphql', 'q', '{}', 's', 1, 1, 0, 0)`);
+      old.close();
+
+      const store = await openStore({ engine: "sqlite", path });
+      const triggers = new Database(path, { readonly: true });
+      expect(triggers.query("SELECT name FROM sqlite_master WHERE type = 'trigger'").all()).toEqual([]);
+      triggers.close();
+      expect(await store.webhookSetVersion("t")).toBe(1);
+      expect(await store.unitOfWork((tx) => tx.deleteWebhook("t", "w"))).toBe(true);
+      // One write, one step: with the triggers still there, it would count twice.
+      expect(await store.webhookSetVersion("t")).toBe(2);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("a failing migration leaves the database at the previous version", () => {
     const db = new Database(":memory:");
     migrate(db);
@@ -75,7 +104,7 @@ describe("sqlite engine specifics", () => {
   test("catalogue DDL runs in the unit of work's transaction: a rolled-back object leaves no table", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tds-store-"));
     const path = join(dir, "s.sqlite");
-    const store = openSqliteStore(path);
+    const store = await openStore({ engine: "sqlite", path });
     try {
       const { tenant } = await seedTenant(store);
       // The tenants' record tables: t<storage no>_<object mapping>.

@@ -2,7 +2,7 @@
  * Scenario 3, the dispatcher killed (test/flows/dispatcher-killed.test.ts;
  * long: `bun bench/faults.ts dispatcher-kill`).
  */
-import { OUTCOME_UNKNOWN_ERROR } from "../../../dispatcher/delivery-store.ts";
+import { OUTCOME_UNKNOWN_ERROR } from "../../../common/delivery-log/delivery-log.ts";
 import type { ReceivedRequest } from "../receiver.ts";
 import { percentile } from "./delivery-check.ts";
 import type { LoggedDelivery } from "./flow.ts";

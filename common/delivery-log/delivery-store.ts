@@ -1,10 +1,13 @@
 /**
- * What the dispatcher needs of the store (the port; the SQLite adapter is in
- * store/sqlite/): the current webhook definition and config variables, read at
- * delivery time, and the delivery log it writes. Tables and their meaning are
- * owned by the API's migrations (webhooks, config_variables, deliveries,
- * delivery_attempts).
+ * The dispatcher's port over the store: the delivery log's attempts it writes
+ * (contract in delivery-log.ts), read beside what an attempt starts from (the
+ * delivery's status, its webhook as it is now, the tenant's config variables),
+ * and the one webhook write it makes (disabling on 410 Gone). Each engine
+ * implements it once, over the tables its migrations define
+ * (SQLite: sqlite/sqlite-delivery-store.ts); open-delivery-store.ts opens it.
  */
+import type { ConfigType } from "../template.ts";
+import type { AttemptRecord, DeliveryStatus } from "./delivery-log.ts";
 
 /** A webhook as a delivery needs it. `sealedSecret` is still sealed for `webhookSecretContext`. */
 export interface DeliveryWebhook {
@@ -20,20 +23,8 @@ export interface DeliveryWebhook {
 /** A config variable; a `secret` one's value is sealed for `configSecretContext`. */
 export interface StoredVariable {
   key: string;
-  configType: "plain-text" | "secret";
+  configType: ConfigType;
   value: string;
-}
-
-export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
-
-/** One attempt for the delivery log. */
-export interface AttemptRecord {
-  startedAt: number;
-  durationMs: number;
-  statusCode: number | null;
-  /** First 1 KB of the answer's body. */
-  responseBody: string | null;
-  error: string | null;
 }
 
 /** What an attempt starts from, read together: where the delivery stands and its webhook as it is now. */
@@ -43,16 +34,6 @@ export interface DeliveryState {
   /** The webhook's current definition; null when it was deleted. */
   webhook: DeliveryWebhook | null;
 }
-
-/** The error an attempt shows while its request is out and its outcome not yet recorded. */
-export const IN_FLIGHT_ERROR = "in flight: no outcome yet";
-
-/**
- * The error of an attempt a stopped (killed) dispatcher left in flight: its request may have
- * reached the receiver. Written when the delivery's next attempt is logged.
- */
-export const OUTCOME_UNKNOWN_ERROR =
-  "outcome unknown: the dispatcher stopped before the outcome was known (the receiver may have got the request)";
 
 export interface DeliveryStore {
   /** The delivery's status and its webhook's current definition, read together. */
@@ -90,7 +71,11 @@ export interface DeliveryStore {
     attempt: AttemptRecord,
     status: Exclude<DeliveryStatus, "delivering">,
   ): Promise<number | null>;
-  /** Disables the webhook with a reason shown to administrators. */
+  /**
+   * Disables the webhook with a reason shown to administrators, in one transaction: its version
+   * grows and so does its tenant's webhook set version (as any webhook write moves it), so the
+   * API's change feed stops matching it. A missing webhook is no error.
+   */
   disableWebhook(tenantId: string, webhookId: string, reason: string, at: number): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,6 +1,8 @@
 /**
- * Versioned schema migrations of the SQLite engine. Append only: a shipped
- * migration never changes; a new version is added instead.
+ * Versioned schema migrations of the SQLite engine: the one list of every
+ * table in the store file, the API's and the delivery log's alike, run by
+ * whichever process opens the file first (common/store/open-engine.ts).
+ * Append only: a shipped migration never changes; a new version is added instead.
  */
 import type { Database } from "bun:sqlite";
 
@@ -246,26 +248,48 @@ export const MIGRATIONS: readonly Migration[] = [
     // dispatcher's log lines for them carry it too. Entries logged before (and writes no request made) have none.
     sql: "ALTER TABLE change_log ADD COLUMN request_id TEXT;",
   },
+  {
+    version: 10,
+    name: "webhook set versions kept by code",
+    // Every webhook write moves its tenant's set version in its own transaction, in code
+    // (webhook-rows.ts: the API's writes and the dispatcher's disable), as an engine without
+    // triggers must; the triggers of migration 5 would now count each write twice. The versions
+    // reached so far stay.
+    sql: `
+      DROP TRIGGER IF EXISTS webhook_inserted;
+      DROP TRIGGER IF EXISTS webhook_updated;
+      DROP TRIGGER IF EXISTS webhook_deleted;
+    `,
+  },
 ];
 
-/** Applies every migration newer than the database's version, each in its own transaction. */
+/**
+ * Applies every migration newer than the database's version, each in its own transaction. Safe
+ * when two processes open a new file at once: each migration takes the write lock first and
+ * looks at the version again under it, so the second process skips what the first applied.
+ * Returns how many this call applied.
+ */
 export function migrate(db: Database, migrations: readonly Migration[] = MIGRATIONS): number {
   db.run(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-  const current =
+  const version = () =>
     db.query<{ v: number | null }, []>("SELECT max(version) AS v FROM schema_migrations").get()?.v ?? 0;
   let applied = 0;
   for (const migration of migrations) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
-      db.run(migration.sql);
-      db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
-        migration.version,
-        migration.name,
-        Date.now(),
-      ]);
-    }).immediate();
-    applied++;
+    if (migration.version <= version()) continue;
+    const ran = db
+      .transaction(() => {
+        if (migration.version <= version()) return false;
+        db.run(migration.sql);
+        db.run("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)", [
+          migration.version,
+          migration.name,
+          Date.now(),
+        ]);
+        return true;
+      })
+      .immediate();
+    if (ran) applied++;
   }
   return applied;
 }

@@ -1,12 +1,21 @@
-/** The delivery-log part of a SQLite session: the deliveries the change feed logs and the attempts the dispatcher logs. */
+/**
+ * The delivery log over one SQLite connection, as the API's store uses it
+ * (api/store/sqlite/sqlite-session.ts spreads it into every session): the
+ * deliveries the change feed logs, their reset for a retry, the attempts the
+ * dispatcher logs (through sqlite-delivery-store.ts, over the same tables)
+ * read back, and the retention step that deletes finished ones. The two
+ * tables' migrations are the engine's (common/store/sqlite/migrations.ts).
+ */
 import type { Database } from "bun:sqlite";
+import { BOUND_COUNT } from "../../store/sqlite/bound-count.ts";
 import type {
+  DeliveryAge,
   DeliveryAttempt,
   DeliveryLogReader,
+  DeliveryLogRetention,
   DeliveryLogWriter,
   DeliveryRecord,
-} from "../ports/delivery-log-port.ts";
-import { BOUND_COUNT } from "./record-codec.ts";
+} from "../delivery-log.ts";
 
 interface DeliveryRow {
   tenant_id: string;
@@ -21,6 +30,17 @@ interface DeliveryRow {
   created_at: number;
   updated_at: number;
 }
+
+interface AgedDeliveryRow {
+  tenant_id: string;
+  id: string;
+  created_at: number;
+  status: DeliveryRecord["status"];
+  updated_at: number;
+}
+
+/** Before every delivery in age order. */
+const START: DeliveryAge = { createdAt: Number.NEGATIVE_INFINITY, id: "" };
 
 interface AttemptRow {
   delivery_id: string;
@@ -55,7 +75,10 @@ const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
   error: row.error,
 });
 
-export function createDeliveryLogSession(db: Database): DeliveryLogReader & DeliveryLogWriter {
+/** The delivery log's reads, writes and retention step over `db` (writes and retention inside a unit of work). */
+export function createDeliveryLogSession(
+  db: Database,
+): DeliveryLogReader & DeliveryLogWriter & DeliveryLogRetention {
   const q = {
     findDelivery: db.query<DeliveryRow, [string, string]>(
       "SELECT * FROM deliveries WHERE tenant_id = ? AND id = ?",
@@ -67,6 +90,14 @@ export function createDeliveryLogSession(db: Database): DeliveryLogReader & Deli
     reset: db.query(
       "UPDATE deliveries SET status = 'pending', updated_at = ? WHERE tenant_id = ? AND id = ?",
     ),
+    // Along deliveries_by_age: only deliveries created before the cut-off are read.
+    aged: db.query<AgedDeliveryRow, [number, string, number, number]>(
+      `SELECT tenant_id, id, created_at, status, updated_at FROM deliveries
+       WHERE (created_at, id) > (?, ?) AND created_at < ?
+       ORDER BY created_at, id LIMIT ?`,
+    ),
+    deleteAttempts: db.query("DELETE FROM delivery_attempts WHERE tenant_id = ? AND delivery_id = ?"),
+    deleteDelivery: db.query("DELETE FROM deliveries WHERE tenant_id = ? AND id = ?"),
   };
 
   return {
@@ -119,6 +150,21 @@ export function createDeliveryLogSession(db: Database): DeliveryLogReader & Deli
     },
     resetDelivery: async (tenantId, id, at) => {
       q.reset.run(at, tenantId, id);
+    },
+    async pruneDeliveries(before, limit, after) {
+      const from = after ?? START;
+      const rows = q.aged.all(from.createdAt, from.id, before, limit);
+      let deleted = 0;
+      for (const row of rows) {
+        const finished = row.status === "succeeded" || row.status === "failed";
+        if (!finished || row.updated_at >= before) continue;
+        q.deleteAttempts.run(row.tenant_id, row.id);
+        q.deleteDelivery.run(row.tenant_id, row.id);
+        deleted++;
+      }
+      const last = rows[rows.length - 1];
+      const next = rows.length < limit || !last ? null : { createdAt: last.created_at, id: last.id };
+      return { deleted, next };
     },
   };
 }

@@ -1,40 +1,36 @@
 /**
- * The DeliveryStore over the embedded SQLite store file (`DATA_DIR/store.sqlite`)
- * that the API process creates and migrates. WAL mode lets the two processes
- * read and write it side by side; writes wait for the other's lock (busy_timeout).
- * Delivery-log writes are group-committed: those made in one turn of the event
- * loop share a transaction, because a commit costs far more than the
- * statements in it. A write's promise resolves once its transaction is
- * committed (in the WAL, which a killed process does not lose), so an attempt
- * logged as started before its request is sent is in the log whatever happens
- * to the process after. Webhook rows are kept in memory by version: each attempt
+ * The dispatcher's port (../delivery-store.ts) over the SQLite store file,
+ * opened and migrated by common/store/sqlite/sqlite-engine.ts. WAL mode lets
+ * the API and the dispatcher read and write it side by side; writes wait for
+ * the other's lock. Writes are group-committed (group-commit.ts): those made
+ * in one turn of the event loop share a transaction, because a commit costs
+ * far more than the statements in it. A write's promise resolves once its
+ * transaction is committed (in the WAL, which a killed process does not lose),
+ * so an attempt logged as started before its request is sent is in the log
+ * whatever happens to the process after. Webhook rows are kept in memory by version: each attempt
  * reads the webhook's version beside the delivery's status, and the row itself
  * only when that version is one not seen here.
  */
-import { Database } from "bun:sqlite";
-import { setNewest } from "../../../common/bounded-map.ts";
-import { beginImmediate } from "../../../common/sqlite-write-lock.ts";
+import { setNewest } from "../../bounded-map.ts";
+import type { SqliteEngine } from "../../store/sqlite/sqlite-engine.ts";
+import { bumpWebhookSetVersion, decodeHeaders, type WebhookRow } from "../../store/sqlite/webhook-rows.ts";
 import {
   type AttemptRecord,
   type DeliveryStatus,
-  type DeliveryStore,
-  type DeliveryWebhook,
   IN_FLIGHT_ERROR,
   OUTCOME_UNKNOWN_ERROR,
-  type StoredVariable,
-} from "../../delivery-store.ts";
+} from "../delivery-log.ts";
+import type { DeliveryStore, DeliveryWebhook, StoredVariable } from "../delivery-store.ts";
+import { createGroupCommit } from "./group-commit.ts";
 
 /** A row of SQL.load: the delivery's (`d`, its status) or the webhook's (`w`, its version). */
 type LoadRow = ["d", DeliveryStatus] | ["w", number];
 
-interface WebhookRow {
-  url: string;
-  headers: string;
-  secret: string;
-  enabled: number;
-  disabled_reason: string | null;
-  version: number;
-}
+/** What a delivery reads of a webhook's row. */
+type DeliveryWebhookRow = Pick<
+  WebhookRow,
+  "url" | "headers" | "secret" | "enabled" | "disabled_reason" | "version"
+>;
 
 /** A webhook definition as read, with the version it was read at. */
 interface KnownWebhook {
@@ -80,21 +76,9 @@ const SQL = {
     WHERE tenant_id = ? AND id = ?`,
 };
 
-// How long a write waits for the API to release the store's write lock.
-const LOCK_WAIT_MS = 5000;
-
-/**
- * Opens the store file at `path`, creating it empty if absent. The dispatcher
- * may start before the API has migrated the file, so statements are prepared
- * on first use (`db.query` caches them), not here.
- */
-export function openSqliteDeliveryStore(path: string): DeliveryStore {
-  const db = new Database(path, { create: true, strict: true });
-  // First, so that switching to WAL waits for an API that is migrating the file right now.
-  db.run(`PRAGMA busy_timeout = ${LOCK_WAIT_MS}`);
-  db.run("PRAGMA journal_mode = WAL");
-  db.run("PRAGMA synchronous = NORMAL");
-
+/** The delivery store over an opened SQLite engine; it takes the engine's connection over (and closes it). */
+export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
+  const db = engine.connection;
   const write = createGroupCommit(db);
 
   // The helpers below run inside a group commit's transaction: what each writes lands together or not at all.
@@ -173,6 +157,12 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     return counted.attempts;
   };
 
+  /** Disables the webhook and moves its tenant's set version on, as every webhook write does. */
+  const disable = (tenantId: string, webhookId: string, reason: string, at: number) => {
+    const { changes } = db.query(SQL.disable).run(reason, at, tenantId, webhookId);
+    if (changes > 0) bumpWebhookSetVersion(db, tenantId);
+  };
+
   // Versions only grow (every change counts one) and ids are never reused, so a definition read at
   // the version the delivery's statement saw is the current one.
   const known = new Map<string, KnownWebhook>();
@@ -181,7 +171,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
     const key = `${tenantId}\u0000${id}`;
     const kept = known.get(key);
     if (kept && kept.version >= version) return kept.webhook;
-    const row = db.query<WebhookRow, [string, string]>(SQL.webhook).get(tenantId, id);
+    const row = db.query<DeliveryWebhookRow, [string, string]>(SQL.webhook).get(tenantId, id);
     if (!row) {
       known.delete(key);
       return null;
@@ -191,7 +181,7 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       tenantId,
       id,
       url: row.url,
-      headers: Object.freeze(JSON.parse(row.headers) as Record<string, string>),
+      headers: Object.freeze(decodeHeaders(row)),
       sealedSecret: row.secret,
       enabled: row.enabled === 1,
       disabledReason: row.disabled_reason,
@@ -225,81 +215,11 @@ export function openSqliteDeliveryStore(path: string): DeliveryStore {
       write(() => finish(tenantId, deliveryId, number, attempt, status)),
     recordAttempt: (tenantId, deliveryId, attempt, status) =>
       write(() => record(tenantId, deliveryId, attempt, status)),
-    async disableWebhook(tenantId, webhookId, reason, at) {
-      db.query(SQL.disable).run(reason, at, tenantId, webhookId);
-    },
+    disableWebhook: (tenantId, webhookId, reason, at) =>
+      write(() => disable(tenantId, webhookId, reason, at)),
     async close() {
       await write.flush();
       db.close();
     },
   };
-}
-
-interface GroupCommit {
-  /** Runs `apply` in the next group commit; resolves with its result once committed. */
-  <T>(apply: () => T): Promise<T>;
-  /** Commits the waiting writes now; resolves once they (and any batch under way) are committed. */
-  flush(): Promise<void>;
-}
-
-/**
- * Collects the writes of one event-loop turn and commits them in one
- * `BEGIN IMMEDIATE` transaction. When a write throws, the whole batch is rolled
- * back and its writes are run again one transaction each, so only the failing
- * one is rejected (failures are rare: no savepoint per write in the common case).
- * When the transaction cannot begin (the store stayed locked past LOCK_WAIT_MS),
- * every write in it is rejected.
- */
-function createGroupCommit(db: Database): GroupCommit {
-  type Pending = {
-    apply: () => unknown;
-    resolve: (value: unknown) => void;
-    reject: (error: unknown) => void;
-  };
-  let pending: Pending[] = [];
-
-  const commit = async (writes: Pending[]): Promise<void> => {
-    try {
-      // While the API holds the write lock, wait on a timer: asleep in SQLite, every delivery in flight would stop.
-      await beginImmediate(db, LOCK_WAIT_MS);
-    } catch (error) {
-      for (const write of writes) write.reject(error);
-      return;
-    }
-    let values: unknown[];
-    try {
-      values = writes.map((write) => write.apply());
-      db.run("COMMIT");
-    } catch (error) {
-      if (db.inTransaction) db.run("ROLLBACK");
-      if (writes.length === 1) writes[0]?.reject(error);
-      else for (const write of writes) await commit([write]);
-      return;
-    }
-    writes.forEach((write, i) => {
-      write.resolve(values[i]);
-    });
-  };
-
-  // One batch at a time; writes arriving while one waits for the lock go into the next.
-  let flushing: Promise<void> | null = null;
-  const drain = async () => {
-    while (pending.length > 0) {
-      const writes = pending;
-      pending = [];
-      await commit(writes);
-    }
-    flushing = null;
-  };
-  const flush = () => {
-    flushing ??= drain();
-    return flushing;
-  };
-
-  const write = <T>(apply: () => T) =>
-    new Promise<T>((resolve, reject) => {
-      if (pending.length === 0 && !flushing) setImmediate(flush);
-      pending.push({ apply, resolve: resolve as (value: unknown) => void, reject });
-    });
-  return Object.assign(write, { flush });
 }

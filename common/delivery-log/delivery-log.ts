@@ -1,0 +1,116 @@
+/**
+ * The delivery log's contract, shared by both processes: a delivery per
+ * webhook, mutation and part (the API's change feed logs it pending), the
+ * attempts the dispatcher logs against it, and the reads, writes and retention
+ * steps the API's store offers over them (api/store/ports/delivery-log-port.ts
+ * composes these into the store port). The dispatcher's own port over the same
+ * log is delivery-store.ts; each engine implements both once
+ * (common/delivery-log/sqlite/).
+ */
+
+export const DELIVERY_STATUSES = ["pending", "delivering", "succeeded", "failed"] as const;
+/** pending: waiting for an attempt; delivering: an attempt is out; succeeded, failed: final. */
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface DeliveryRecord {
+  tenantId: string;
+  id: string;
+  webhookId: string;
+  mutationId: string;
+  /** Which of the mutation's deliveries to the webhook this is, from 0 (see `DeliveryJob.part`). */
+  part: number;
+  status: DeliveryStatus;
+  /** The JSON array sent (as text). */
+  body: string;
+  attempts: number;
+  committedAt: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** What an attempt did: when, how long, the answer's status and first 1 KB of body, or the error. */
+export interface AttemptRecord {
+  startedAt: number;
+  durationMs: number;
+  statusCode: number | null;
+  /** First 1 KB of the answer's body. */
+  responseBody: string | null;
+  error: string | null;
+}
+
+/** An attempt as logged: its number (from 1, in the order attempts started) and what it did. */
+export interface DeliveryAttempt extends AttemptRecord {
+  attempt: number;
+}
+
+/** The error an attempt shows while its request is out and its outcome not yet recorded. */
+export const IN_FLIGHT_ERROR = "in flight: no outcome yet";
+
+/**
+ * The error of an attempt a stopped (killed) dispatcher left in flight: its request may have
+ * reached the receiver. Written when the delivery's next attempt is logged.
+ */
+export const OUTCOME_UNKNOWN_ERROR =
+  "outcome unknown: the dispatcher stopped before the outcome was known (the receiver may have got the request)";
+
+export interface DeliveryQuery {
+  status?: DeliveryStatus;
+  /** Created at or after, ms. */
+  since?: number;
+  /** Created before, ms. */
+  until?: number;
+  /** Keyset: deliveries created before this (createdAt, id), newest first. */
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
+
+/** Reads of the delivery log (the API's). */
+export interface DeliveryLogReader {
+  /**
+   * A webhook's deliveries matching `query`, newest first (`createdAt`, then `id`, both
+   * descending), at most `query.limit`.
+   */
+  listDeliveries(tenantId: string, webhookId: string, query: DeliveryQuery): Promise<DeliveryRecord[]>;
+  /** The tenant's delivery with this id, or null. */
+  findDelivery(tenantId: string, id: string): Promise<DeliveryRecord | null>;
+  /**
+   * The attempts of each of these deliveries, in attempt order, by delivery id; a delivery with
+   * none has no entry.
+   */
+  listAttempts(tenantId: string, deliveryIds: readonly string[]): Promise<Map<string, DeliveryAttempt[]>>;
+}
+
+/** Writes of the delivery log by the API (inside a unit of work). */
+export interface DeliveryLogWriter {
+  /**
+   * Inserts deliveries if absent: one whose webhook, mutation and part are those of a logged
+   * delivery is left as it is (the change feed re-logs a batch it redoes after a crash).
+   */
+  insertDeliveries(deliveries: readonly DeliveryRecord[]): Promise<void>;
+  /** Sets a delivery back to `pending` at `at`, for a manual retry; a missing one is no error. */
+  resetDelivery(tenantId: string, id: string, at: number): Promise<void>;
+}
+
+/** Where a delivery stands in the delivery log's age order (oldest first; `id` breaks ties). */
+export interface DeliveryAge {
+  createdAt: number;
+  id: string;
+}
+
+/** One step of pruning the delivery log. */
+export interface DeliveryPruneStep {
+  /** Deliveries deleted, with their attempts. */
+  deleted: number;
+  /** Where the next step goes on from; null when no delivery created before the cut-off is left to look at. */
+  next: DeliveryAge | null;
+}
+
+/** The delivery log's retention step (inside a unit of work; the store port's retention aggregate). */
+export interface DeliveryLogRetention {
+  /**
+   * Looks at the next `limit` deliveries created before `before`, oldest first, from `after` on
+   * (the start when null), and deletes those finished (`succeeded` or `failed`) and unchanged since
+   * `before`, with their attempts. Unfinished ones stay: they are still being delivered.
+   */
+  pruneDeliveries(before: number, limit: number, after: DeliveryAge | null): Promise<DeliveryPruneStep>;
+}

@@ -1,0 +1,147 @@
+/**
+ * The store factory: the engine is chosen from configuration in one place
+ * (common/store/store-location.ts, common/store/open-engine.ts), and every
+ * process opens its store through it: the API and the admin tool (services),
+ * the dispatcher, the conformance suite.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadApiConfig } from "../../api/config.ts";
+import { openCoreServices } from "../../api/services.ts";
+import { openStore } from "../../api/store/open-store.ts";
+import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
+import { ConfigError } from "../../common/errors.ts";
+import { createLogger } from "../../common/log.ts";
+import { MIGRATIONS } from "../../common/store/sqlite/migrations.ts";
+import { type StoreLocation, storeLocationOf } from "../../common/store/store-location.ts";
+import { loadDispatcherConfig } from "../../dispatcher/config.ts";
+import { openDispatcher } from "../../dispatcher/open-dispatcher.ts";
+import { openTestRedis } from "../support/redis.ts";
+
+const POSTGRES_URL = "postgres://tds:secret@db.example:5432/tds";
+const MONGODB_URL = "mongodb://db.example:27017/tds?replicaSet=rs0";
+const POSTGRES_REFUSED = "DATABASE_URL: the PostgreSQL engine is not available yet";
+const MONGODB_REFUSED = "MONGODB_URL: the MongoDB engine is not available yet (it will be opt-in)";
+
+const dirs: string[] = [];
+const freshDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), "tds-factory-"));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the engine chosen from configuration", () => {
+  test.each([
+    [{ DATA_DIR: "/srv/data" }, { engine: "sqlite", path: "/srv/data/store.sqlite" }],
+    [
+      { DATA_DIR: "data", DATABASE_URL: POSTGRES_URL },
+      { engine: "postgres", url: POSTGRES_URL },
+    ],
+    [
+      { DATA_DIR: "data", MONGODB_URL },
+      { engine: "mongodb", url: MONGODB_URL },
+    ],
+  ] as const)("%o → %o", (settings, location) => {
+    expect(storeLocationOf(settings)).toEqual(location as StoreLocation);
+  });
+
+  test("both engine URLs at once are refused: the choice would be a guess", () => {
+    expect(() => storeLocationOf({ DATA_DIR: "data", DATABASE_URL: POSTGRES_URL, MONGODB_URL })).toThrow(
+      "DATABASE_URL, MONGODB_URL: each chooses a store engine; set one of them, not both",
+    );
+  });
+
+  test("both processes read the engine URLs, and check their form", () => {
+    const env = { REDIS_URL: "redis://127.0.0.1:1", DATA_DIR: "data", DATABASE_URL: POSTGRES_URL };
+    expect(loadApiConfig(env).DATABASE_URL).toBe(POSTGRES_URL);
+    expect(loadDispatcherConfig(env).DATABASE_URL).toBe(POSTGRES_URL);
+    expect(loadDispatcherConfig({ ...env, DATABASE_URL: undefined, MONGODB_URL }).MONGODB_URL).toBe(
+      MONGODB_URL,
+    );
+    for (const load of [loadApiConfig, loadDispatcherConfig]) {
+      expect(() => load({ ...env, DATABASE_URL: "mysql://db/tds" })).toThrow(
+        "DATABASE_URL: must be a postgres:// or postgresql:// URL",
+      );
+      expect(() => load({ ...env, DATABASE_URL: undefined, MONGODB_URL: "db.example" })).toThrow(
+        "MONGODB_URL: must be a mongodb:// or mongodb+srv:// URL",
+      );
+    }
+  });
+});
+
+describe("engines not available yet are refused by every opener, with one line, creating nothing", () => {
+  const refusals = [
+    ["DATABASE_URL", POSTGRES_URL, POSTGRES_REFUSED],
+    ["MONGODB_URL", MONGODB_URL, MONGODB_REFUSED],
+  ] as const;
+
+  test.each(refusals)("%s: the store and the dispatcher's port", async (name, url, message) => {
+    const location = storeLocationOf({ DATA_DIR: freshDir(), [name]: url });
+    for (const open of [openStore, openDeliveryStore]) {
+      const refused = await open(location).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ConfigError);
+      const { problems } = refused as ConfigError;
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toStartWith(message);
+    }
+  });
+
+  test.each(refusals)("%s: the API (and the admin tool) and the dispatcher", async (name, url, message) => {
+    const redis = openTestRedis();
+    try {
+      const env = { DATA_DIR: freshDir(), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, [name]: url };
+      const log = createLogger("silent");
+      const api = openCoreServices(loadApiConfig(env));
+      await expect(api).rejects.toThrow(message);
+      // Before, the dispatcher read neither URL and opened DATA_DIR/store.sqlite: another store than the API's.
+      const dispatcher = openDispatcher(loadDispatcherConfig(env), { redis: redis.redis, log });
+      await expect(dispatcher).rejects.toThrow(message);
+      expect(readdirSync(env.DATA_DIR)).toEqual([]);
+    } finally {
+      await redis.close();
+    }
+  });
+});
+
+describe("the SQLite engine", () => {
+  test("the API and the dispatcher open the same file; the first to open it migrates it", async () => {
+    const location = storeLocationOf({ DATA_DIR: freshDir() });
+    const dispatcherSide = await openDeliveryStore(location);
+    if (location.engine !== "sqlite") throw new Error("not sqlite");
+    expect(existsSync(location.path)).toBe(true);
+    const apiSide = await openStore(location);
+    expect(await apiSide.listTenants()).toEqual([]);
+    await dispatcherSide.close();
+    await apiSide.close();
+  });
+
+  test("processes opening a new store file at the same moment each find it migrated once", async () => {
+    const dir = freshDir();
+    const path = join(dir, "store.sqlite");
+    const engine = join(import.meta.dir, "../../common/store/sqlite/sqlite-engine.ts");
+    // Each process loads the module, then waits for the same moment to open the file: they race.
+    const startAt = Date.now() + 500;
+    const opener = `
+      const { openSqliteEngine } = await import(${JSON.stringify(engine)});
+      await Bun.sleep(${startAt} - Date.now());
+      const db = openSqliteEngine(${JSON.stringify(path)}).connection;
+      console.log(db.query("SELECT count(*) AS n FROM schema_migrations").get().n);
+      db.close();`;
+    const procs = Array.from({ length: 6 }, () =>
+      Bun.spawn([process.execPath, "-e", opener], { stdout: "pipe", stderr: "pipe" }),
+    );
+    const outcomes = await Promise.all(
+      procs.map(async (proc) => ({
+        code: await proc.exited,
+        out: (await new Response(proc.stdout).text()).trim(),
+        err: await new Response(proc.stderr).text(),
+      })),
+    );
+    expect(outcomes).toEqual(procs.map(() => ({ code: 0, out: String(MIGRATIONS.length), err: "" })));
+  });
+});
