@@ -50,7 +50,8 @@ async function main(): Promise<void> {
       ? new ConfigError([`PORT: ${config.HOST}:${config.PORT} is already in use; choose another PORT`])
       : error;
   }
-  console.log(`API listening on http://${config.HOST}:${app.server?.port}`);
+  const base = `http://${config.HOST}:${app.server?.port}`;
+  console.log(`API listening on ${base} (browser console: ${base}/console, API description: ${base}/openapi)`);
   feed.start();
   retention.start();
 
