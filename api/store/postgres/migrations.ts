@@ -1,0 +1,91 @@
+/**
+ * Versioned schema migrations of the PostgreSQL engine: the shared tables
+ * (tenants, catalogue definitions, change log, webhooks, config variables,
+ * delivery log). Each tenant's records live in a schema of its own
+ * (`t<storage no>`), made by the engine as tenants and objects are added.
+ * Append only: a shipped migration never changes; a new version is added.
+ *
+ * Text that is compared or ordered (ids, names, keys) is `COLLATE "C"`: code
+ * point order, as SQLite's BINARY. Names compared without regard to ASCII
+ * case are unique by `lower(…)`, which under "C" folds ASCII letters only (as
+ * SQLite's NOCASE). JSON kept as text (definitions, headers, change-log
+ * values) is `text`: PostgreSQL's json types would reorder or re-encode it.
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "tenants, users, tokens; catalogue definitions",
+    sql: `
+      CREATE SEQUENCE tenant_storage_numbers;
+      CREATE TABLE tenants (
+        id text COLLATE "C" PRIMARY KEY,
+        name text COLLATE "C" NOT NULL,
+        created_at bigint NOT NULL,
+        storage_no bigint NOT NULL UNIQUE DEFAULT nextval('tenant_storage_numbers')
+      );
+      CREATE UNIQUE INDEX tenants_name ON tenants (lower(name));
+      CREATE TABLE users (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        username text COLLATE "C" NOT NULL,
+        email text NOT NULL,
+        first_name text,
+        last_name text NOT NULL,
+        roles text[] NOT NULL,
+        is_active boolean NOT NULL DEFAULT true,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX users_username ON users (tenant_id, lower(username));
+      CREATE TABLE tokens (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        jti text COLLATE "C" NOT NULL,
+        user_id text COLLATE "C" NOT NULL,
+        roles text[] NOT NULL,
+        description text,
+        created_at bigint NOT NULL,
+        expires_at bigint,
+        revoked_at bigint,
+        PRIMARY KEY (tenant_id, jti)
+      );
+      CREATE TABLE catalogue_versions (
+        tenant_id text COLLATE "C" PRIMARY KEY REFERENCES tenants (id),
+        version bigint NOT NULL
+      );
+      CREATE TABLE custom_objects (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        mapping text COLLATE "C" NOT NULL,
+        definition text NOT NULL,
+        tracked boolean NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX custom_objects_name ON custom_objects (tenant_id, lower(name));
+      CREATE TABLE custom_fields (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        object_name text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        definition text NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX custom_fields_name ON custom_fields (tenant_id, lower(object_name), lower(name));
+      CREATE TABLE sequences (
+        tenant_id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        value bigint NOT NULL,
+        PRIMARY KEY (tenant_id, name)
+      );
+    `,
+  },
+];
