@@ -88,4 +88,16 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: "the failure a whole answer's statement raises",
+    // VOLATILE, so the planner never evaluates it while folding constants: only a row that breaks
+    // what the read tree promises reaches it (render-json.ts).
+    sql: `
+      CREATE FUNCTION tds_read_failed() RETURNS json LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN
+        RAISE EXCEPTION 'a record breaks what the read tree promises';
+      END $$;
+    `,
+  },
 ];

@@ -3,21 +3,25 @@
  * dialect), ordered by fields and lookup paths with NULLs lowest,
  * keyset-paginated; children of many parents in one statement (a LATERAL
  * sub-query per parent, each with its LIMIT, along the reference's index);
- * Every value is bound; identifiers come from the catalogue.
+ * whole answers as JSON. Every value is bound; identifiers come from the
+ * catalogue.
  */
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
 import { filterNeeds } from "../../eql/filter-needs.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef } from "../../model/catalogue.ts";
 import type { ListedRecord, RecordReader } from "../ports/records-port.ts";
+import type { ReadNode } from "../read-tree.ts";
 import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
+import { type RenderedRead, renderReadSql } from "../sql/render-read.ts";
 import { type PostgresValue, postgresDialect } from "./postgres-dialect.ts";
 import { BASE, type ReadShape, readShape } from "./read-shape.ts";
+import { postgresJson } from "./render-json.ts";
 import type { BoundValue, Runner } from "./runner.ts";
 import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
 
-type QueryMethods = Required<Pick<RecordReader, "listRecords" | "countRecords" | "listRelated">>;
+type QueryMethods = Required<Pick<RecordReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;
 type Plan = ListPlan<PostgresValue>;
 
 const NO_FILTER = {};
@@ -96,7 +100,29 @@ function listStatement(p: Plan, read: ReadShape, table: string, order: readonly 
 }
 
 export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMethods {
+  // Each tree's statement, per schema (a tree is made from one tenant's catalogue).
+  const rendered = new WeakMap<ReadNode, Map<string, RenderedRead<PostgresValue>>>();
+  const renderedFor = (schema: string, tree: ReadNode) => {
+    const bySchema = rendered.get(tree) ?? new Map<string, RenderedRead<PostgresValue>>();
+    rendered.set(tree, bySchema);
+    let read = bySchema.get(schema);
+    if (!read) {
+      read = renderReadSql(tree, (object) => tableRef(schema, object), postgresDialect, postgresJson);
+      bySchema.set(schema, read);
+    }
+    return read;
+  };
+
   return {
+    async readJson(tenantId, tree, values) {
+      const read = renderedFor(await schemas.schemaOf(tenantId), tree);
+      const params = read.params.map((param) =>
+        "slot" in param ? (values[param.slot] ?? null) : param.value,
+      );
+      const [row] = await db.values(read.sql, params);
+      return row?.[0] as string;
+    },
+
     async listRecords(tenantId, object, query) {
       const schema = await schemas.schemaOf(tenantId);
       const p = plan(schema, query.filter, query.order, query.now);
