@@ -18,6 +18,9 @@ export interface Migration {
   sql: string;
 }
 
+/** How many partitions the change log's commit order is kept in (feed_locks rows, cursor positions). */
+export const FEED_PARTITIONS = 16;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -98,6 +101,40 @@ export const MIGRATIONS: readonly Migration[] = [
       BEGIN
         RAISE EXCEPTION 'a record breaks what the read tree promises';
       END $$;
+    `,
+  },
+  {
+    version: 3,
+    name: "change log in commit order per partition, feed positions",
+    // A unit of work takes its partition's feed_locks row FOR UPDATE, then one ticket from the
+    // sequence for all its entries (idx: their order): the next writer of the partition gets its
+    // ticket only once this one has committed, so within a partition a visible ticket implies every
+    // lower one that commits is visible. A feed position is a cursor: one (ticket, idx) per
+    // partition (feed-cursor.ts).
+    sql: `
+      CREATE SEQUENCE change_log_positions;
+      CREATE TABLE change_log (
+        position bigint NOT NULL,
+        idx int NOT NULL,
+        partition int NOT NULL,
+        tenant_id text COLLATE "C" NOT NULL,
+        object_name text NOT NULL,
+        operation text NOT NULL,
+        uid text NOT NULL,
+        before text,
+        after text,
+        mutation_id text NOT NULL,
+        sequence int NOT NULL,
+        committed_at bigint NOT NULL,
+        PRIMARY KEY (position, idx)
+      );
+      CREATE TABLE feed_locks (partition int PRIMARY KEY);
+      INSERT INTO feed_locks SELECT generate_series(0, ${FEED_PARTITIONS - 1});
+      CREATE TABLE feed_positions (
+        name text COLLATE "C" PRIMARY KEY,
+        cursor text NOT NULL,
+        updated_at bigint NOT NULL
+      );
     `,
   },
 ];
