@@ -137,4 +137,43 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: "config variables, webhooks and their set versions",
+    // Webhook set versions are bumped by every statement that writes a webhook (no triggers: the
+    // engine stays portable to PostgreSQL-wire services without them).
+    sql: `
+      CREATE TABLE config_variables (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        key text COLLATE "C" NOT NULL,
+        config_type text NOT NULL,
+        value text NOT NULL,
+        description text,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+      );
+      CREATE TABLE webhooks (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        url text NOT NULL,
+        type text NOT NULL,
+        query text NOT NULL,
+        headers text NOT NULL,
+        secret text NOT NULL,
+        enabled boolean NOT NULL,
+        disabled_reason text,
+        version bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX webhooks_name ON webhooks (tenant_id, lower(name));
+      CREATE TABLE webhook_set_versions (
+        tenant_id text COLLATE "C" PRIMARY KEY,
+        version bigint NOT NULL
+      );
+    `,
+  },
 ];
