@@ -176,4 +176,40 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "deliveries and their attempts",
+    // An attempt is logged in flight before its request leaves and closed with its outcome after.
+    sql: `
+      CREATE TABLE deliveries (
+        tenant_id text COLLATE "C" NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        webhook_id text COLLATE "C" NOT NULL,
+        mutation_id text COLLATE "C" NOT NULL,
+        part int NOT NULL DEFAULT 0,
+        status text NOT NULL,
+        body text NOT NULL,
+        attempts int NOT NULL,
+        committed_at bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (webhook_id, mutation_id, part)
+      );
+      CREATE INDEX deliveries_by_webhook ON deliveries (tenant_id, webhook_id, created_at);
+      CREATE INDEX deliveries_by_age ON deliveries (created_at, id);
+      CREATE TABLE delivery_attempts (
+        tenant_id text COLLATE "C" NOT NULL,
+        delivery_id text COLLATE "C" NOT NULL,
+        attempt int NOT NULL,
+        started_at bigint NOT NULL,
+        duration_ms bigint NOT NULL,
+        status_code int,
+        response_body text,
+        error text,
+        in_flight boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (tenant_id, delivery_id, attempt)
+      );
+    `,
+  },
 ];
