@@ -8,10 +8,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openPostgresStore } from "../../api/store/postgres/postgres-store.ts";
 import { openSqliteStore } from "../../api/store/sqlite/sqlite-store.ts";
 import type { Store } from "../../api/store/store.ts";
 import type { DeliveryStore } from "../../dispatcher/delivery-store.ts";
+import { openPostgresDeliveryStore } from "../../dispatcher/store/postgres/postgres-delivery-store.ts";
 import { openSqliteDeliveryStore } from "../../dispatcher/store/sqlite/sqlite-delivery-store.ts";
+import { createTestDatabase } from "../support/private-postgres.ts";
 
 /** One fresh store of an engine, and what the suite needs around it. */
 export interface OpenedEngine {
@@ -35,6 +38,16 @@ const ENGINES: Record<string, EngineFactory> = {
       reopen: async () => openSqliteStore(path),
       openDispatcherLog: () => openSqliteDeliveryStore(path),
       cleanup: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+  async postgres() {
+    // A database per test: the private cluster (or TEST_DATABASE_URL's server) is shared by the run.
+    const database = await createTestDatabase("conformance");
+    return {
+      store: await openPostgresStore(database.url),
+      reopen: () => openPostgresStore(database.url),
+      openDispatcherLog: () => openPostgresDeliveryStore(database.url),
+      cleanup: () => database.drop(),
     };
   },
 };
