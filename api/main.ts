@@ -51,7 +51,9 @@ async function main(): Promise<void> {
       : error;
   }
   const base = `http://${config.HOST}:${app.server?.port}`;
-  console.log(`API listening on ${base} (browser console: ${base}/console, API description: ${base}/openapi)`);
+  console.log(
+    `API listening on ${base} (browser console: ${base}/console, API description: ${base}/openapi)`,
+  );
   feed.start();
   retention.start();
 

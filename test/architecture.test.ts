@@ -149,26 +149,34 @@ describe("architecture", () => {
 
   test("the tables both processes use have one owner: the delivery log's, and the webhook set version's writes", async () => {
     // The engine's migrations define every table; besides them, only the owner's files name it in SQL.
-    const owners: Record<string, { pattern: RegExp; owner: string }> = {
-      deliveries: {
-        pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+deliveries\b/i,
-        owner: "common/delivery-log/sqlite/",
-      },
-      delivery_attempts: {
-        pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+delivery_attempts\b/i,
-        owner: "common/delivery-log/sqlite/",
-      },
+    // Per engine: SQLite's owners are in common/; PostgreSQL's are its delivery-log files, until its client moves
+    // to common/ beside SQLite's (docs/ARCHITECTURE.md, "ports + engines"), when they join common/delivery-log/postgres/.
+    const deliveryLog = [
+      "common/delivery-log/sqlite/",
+      "common/delivery-log/postgres/",
+      "api/store/postgres/delivery-log-session.ts",
+      "api/store/postgres/retention-session.ts",
+    ];
+    const owners: Record<string, { pattern: RegExp; owners: string[] }> = {
+      deliveries: { pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+deliveries\b/i, owners: deliveryLog },
+      delivery_attempts: { pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+delivery_attempts\b/i, owners: deliveryLog },
       webhook_set_versions: {
         pattern: /\b(INTO|UPDATE)\s+webhook_set_versions\b/i,
-        owner: "common/store/sqlite/webhook-rows.ts",
+        owners: [
+          "common/store/sqlite/webhook-rows.ts",
+          "api/store/postgres/webhook-session.ts",
+          "common/delivery-log/postgres/postgres-delivery-store.ts",
+        ],
       },
     };
+    const migrations = ["common/store/sqlite/migrations.ts", "api/store/postgres/migrations.ts"];
     const offences: string[] = [];
     for (const file of sources) {
-      if (file === "common/store/sqlite/migrations.ts") continue;
+      if (migrations.includes(file)) continue;
       const text = await Bun.file(`${root}/${file}`).text();
-      for (const [table, { pattern, owner }] of Object.entries(owners)) {
-        if (pattern.test(text) && !file.startsWith(owner)) offences.push(`${file} → ${table}`);
+      for (const [table, { pattern, owners: allowed }] of Object.entries(owners)) {
+        if (pattern.test(text) && !allowed.some((owner) => file.startsWith(owner)))
+          offences.push(`${file} → ${table}`);
       }
     }
     expect(offences).toEqual([]);

@@ -11,24 +11,29 @@ import { openSqliteEngine, type SqliteEngine } from "./sqlite/sqlite-engine.ts";
 import type { StoreLocation } from "./store-location.ts";
 
 /**
- * An opened engine, one member per engine (told apart by `engine`). PostgreSQL joins here (its
- * client, its migrations run) when its engine lands; MongoDB after it.
+ * PostgreSQL as the factory hands it on: the server's URL. The full store (api/store/postgres/) opens
+ * its client and runs the engine's migrations; the dispatcher's port opens its own client on the
+ * tables they made. (Moving the client and the migrations here, beside SQLite's, is the next step.)
  */
-export type OpenedEngine = SqliteEngine;
+export interface PostgresEngine {
+  readonly engine: "postgres";
+  readonly url: string;
+}
+
+/** An opened engine, one member per engine (told apart by `engine`). MongoDB joins here after PostgreSQL. */
+export type OpenedEngine = SqliteEngine | PostgresEngine;
 
 /**
  * Opens the engine at `location` and brings its schema up to date (the first process to open a
  * new store creates it; the others find it done).
- * @throws ConfigError for an engine that is not available yet (PostgreSQL, MongoDB).
+ * @throws ConfigError for an engine that is not available yet (MongoDB).
  */
 export async function openEngine(location: StoreLocation): Promise<OpenedEngine> {
   switch (location.engine) {
     case "sqlite":
       return openSqliteEngine(location.path);
     case "postgres":
-      throw new ConfigError([
-        "DATABASE_URL: the PostgreSQL engine is not available yet; unset it to use the embedded store",
-      ]);
+      return { engine: "postgres", url: location.url };
     case "mongodb":
       throw new ConfigError([
         "MONGODB_URL: the MongoDB engine is not available yet (it will be opt-in); unset it to use the embedded store",

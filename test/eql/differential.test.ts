@@ -33,7 +33,7 @@ const sqlite: DifferentialEngine = {
   },
   select(object, filter, now) {
     const sql = compileFilter(filter, sqliteDialect, {
-      tableOf: (target) => target.mapping,
+      tableRef: (target) => quoteIdent(target.mapping),
       alias: "r",
       now,
     });

@@ -44,7 +44,11 @@ function postgres(seed: number): DifferentialEngine {
       }
     },
     async select(object, filter, now) {
-      const sql = compileFilter(filter, postgresDialect, { tableOf, alias: "r", now });
+      const sql = compileFilter(filter, postgresDialect, {
+        tableRef: (target) => quoteIdent(tableOf(target)),
+        alias: "r",
+        now,
+      });
       const query = `SELECT "r"."uid" AS uid FROM ${quoteIdent(tableOf(object))} AS "r" ${sql.joins.join(" ")} WHERE ${sql.where}`;
       const rows = (await database.sql.unsafe(postgresDialect.statement(query), sql.params)) as {
         uid: string;

@@ -6,6 +6,6 @@ test("sqlite by default; an unknown engine is refused, naming the engines there 
   expect(chosenEngine(undefined).name).toBe(process.env.TEST_STORE || "sqlite");
   expect(chosenEngine("sqlite").name).toBe("sqlite");
   expect(() => chosenEngine("postgress")).toThrow(
-    "TEST_STORE=postgress: no such store engine in test/store/engines.ts (sqlite)",
+    "TEST_STORE=postgress: no such store engine in test/store/engines.ts (sqlite, postgres)",
   );
 });

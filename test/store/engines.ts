@@ -14,6 +14,7 @@ import type { Store } from "../../api/store/store.ts";
 import type { DeliveryStore } from "../../common/delivery-log/delivery-store.ts";
 import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { type StoreLocation, storeLocationOf } from "../../common/store/store-location.ts";
+import { createTestDatabase } from "../support/private-postgres.ts";
 
 /** One fresh store of an engine, and what the suite needs around it. */
 export interface OpenedEngine {
@@ -41,6 +42,14 @@ const ENGINES: Record<string, () => Promise<FreshData>> = {
     return {
       location: storeLocationOf({ DATA_DIR: dir }),
       drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  },
+  async postgres() {
+    // A database per test on the run's private cluster (or TEST_DATABASE_URL's server), as DATABASE_URL names it.
+    const database = await createTestDatabase("conformance");
+    return {
+      location: storeLocationOf({ DATA_DIR: "unused", DATABASE_URL: database.url }),
+      drop: () => database.drop(),
     };
   },
 };

@@ -18,11 +18,11 @@ import { MIGRATIONS } from "../../common/store/sqlite/migrations.ts";
 import { type StoreLocation, storeLocationOf } from "../../common/store/store-location.ts";
 import { loadDispatcherConfig } from "../../dispatcher/config.ts";
 import { openDispatcher } from "../../dispatcher/open-dispatcher.ts";
+import { createTestDatabase } from "../support/private-postgres.ts";
 import { openTestRedis } from "../support/redis.ts";
 
 const POSTGRES_URL = "postgres://tds:secret@db.example:5432/tds";
 const MONGODB_URL = "mongodb://db.example:27017/tds?replicaSet=rs0";
-const POSTGRES_REFUSED = "DATABASE_URL: the PostgreSQL engine is not available yet";
 const MONGODB_REFUSED = "MONGODB_URL: the MongoDB engine is not available yet (it will be opt-in)";
 
 const dirs: string[] = [];
@@ -74,11 +74,8 @@ describe("the engine chosen from configuration", () => {
   });
 });
 
-describe("engines not available yet are refused by every opener, with one line, creating nothing", () => {
-  const refusals = [
-    ["DATABASE_URL", POSTGRES_URL, POSTGRES_REFUSED],
-    ["MONGODB_URL", MONGODB_URL, MONGODB_REFUSED],
-  ] as const;
+describe("an engine not available yet is refused by every opener, with one line, creating nothing", () => {
+  const refusals = [["MONGODB_URL", MONGODB_URL, MONGODB_REFUSED]] as const;
 
   test.each(refusals)("%s: the store and the dispatcher's port", async (name, url, message) => {
     const location = storeLocationOf({ DATA_DIR: freshDir(), [name]: url });
@@ -104,6 +101,24 @@ describe("engines not available yet are refused by every opener, with one line, 
       expect(readdirSync(env.DATA_DIR)).toEqual([]);
     } finally {
       await redis.close();
+    }
+  });
+});
+
+describe("the PostgreSQL engine", () => {
+  test("DATABASE_URL opens it for the API's store and the dispatcher's port: one database, both see it", async () => {
+    const database = await createTestDatabase("factory");
+    try {
+      const location = storeLocationOf({ DATA_DIR: freshDir(), DATABASE_URL: database.url });
+      const apiSide = await openStore(location);
+      const dispatcherSide = await openDeliveryStore(location);
+      expect(apiSide.engine).toBe("postgres");
+      expect(await apiSide.listTenants()).toEqual([]);
+      expect(await dispatcherSide.loadDelivery("no-tenant", "no-delivery", "no-webhook")).not.toBeUndefined();
+      await dispatcherSide.close();
+      await apiSide.close();
+    } finally {
+      await database.drop();
     }
   });
 });

@@ -141,6 +141,8 @@ export interface RecordReader {
  *   record of the object has. NULLs never clash.
  * - `ReferenceNotFoundError`: a write would make a reference name no record of its target object
  *   (`FieldDef.referenceTo`); a record may name itself.
+ * - `ValidationError` (details naming the fields): text holding U+0000, from an engine whose text
+ *   cannot store it (PostgreSQL); an engine that can (SQLite) keeps it as written.
  * The failed write keeps nothing; the unit of work is then expected to throw (an engine may be
  * unable to go on with it). The domain checks first, for its own messages; these hold against a
  * check it missed and against concurrent units of work. Deleting a record does not check what

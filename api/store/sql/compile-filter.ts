@@ -23,8 +23,11 @@ import type { SqlDialect } from "./sql-dialect.ts";
 
 /** Where the filtered records live and what `NOW()` means. */
 export interface SqlFilterOptions {
-  /** The table holding `object`'s records. */
-  tableOf(object: ObjectDef): string;
+  /**
+   * The table holding `object`'s records, as SQL: quoted, and schema-qualified where the engine keeps
+   * tables in schemas (`"t1"."things"`), placed as given.
+   */
+  tableRef(object: ObjectDef): string;
   /** Alias of the filtered object's table in the caller's FROM; the compiler's own aliases are `<alias>_<n>`. */
   alias: string;
   /** The instant `NOW()` means, ms since the epoch. */
@@ -66,9 +69,7 @@ class JoinScope<V> {
         joined = this.state.newAlias();
         const uid = quoteIdent(uidColumn(target));
         const on = `${quoteIdent(joined)}.${uid} = ${quoteIdent(alias)}.${quoteIdent(reference.mapping)}`;
-        this.joins.push(
-          `LEFT JOIN ${quoteIdent(this.state.options.tableOf(target))} AS ${quoteIdent(joined)} ON ${on}`,
-        );
+        this.joins.push(`LEFT JOIN ${this.state.options.tableRef(target)} AS ${quoteIdent(joined)} ON ${on}`);
         this.aliases.set(key, joined);
       }
       alias = joined;
@@ -134,7 +135,7 @@ function compileInSelect<V>(condition: Of<"inSelect">, scope: JoinScope<V>, stat
   const selected = column(condition.select, inner, state);
   // Compiled before the joins are read: the WHERE may add some.
   const where = condition.where === null ? "" : ` AND ${compileCondition(condition.where, inner, state)}`;
-  const from = `${quoteIdent(state.options.tableOf(condition.object))} AS ${quoteIdent(inner.alias)}`;
+  const from = `${state.options.tableRef(condition.object)} AS ${quoteIdent(inner.alias)}`;
   const joins = inner.joins.map((join) => ` ${join}`).join("");
   return `${subject} IN (SELECT ${selected} FROM ${from}${joins} WHERE ${selected} IS NOT NULL${where})`;
 }

@@ -27,17 +27,17 @@ export interface ListPlan<V> {
 /**
  * FROM clause pieces for a filter and an order over the table aliased `alias`: the joins (the
  * filter's `<alias>_<n>`, the order's lookup paths `<alias>o<n>`), the WHERE text and its values,
- * and the sort keys' SQL.
+ * and the sort keys' SQL. `tableRef` gives a table's reference in SQL (quoted; see SqlFilterOptions).
  */
 export function buildPlan<V>(
   dialect: SqlDialect<V>,
-  tableOf: (object: ObjectDef) => string,
+  tableRef: (object: ObjectDef) => string,
   filter: CheckedFilter | null,
   order: readonly OrderTerm[],
   now: number,
   alias = "r",
 ): ListPlan<V> {
-  const compiled = filter ? compileFilter(filter, dialect, { tableOf, alias, now }) : null;
+  const compiled = filter ? compileFilter(filter, dialect, { tableRef, alias, now }) : null;
   const joins = [...(compiled?.joins ?? [])];
   const joined = new Map<string, string>();
   const keys = order.map((term) => {
@@ -50,7 +50,7 @@ export function buildPlan<V>(
         next = `${alias}o${joined.size}`;
         joined.set(path, next);
         joins.push(
-          `LEFT JOIN ${quoteIdent(tableOf(hop.target))} ${next} ON ${next}.uid = ${from}.${quoteIdent(hop.reference.mapping)}`,
+          `LEFT JOIN ${tableRef(hop.target)} ${next} ON ${next}.uid = ${from}.${quoteIdent(hop.reference.mapping)}`,
         );
       }
       from = next;

@@ -21,9 +21,10 @@ import {
 import type { ReadNode } from "../read-tree.ts";
 import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
+import { type RenderedRead, renderReadSql } from "../sql/render-read.ts";
 import type { ColumnValue } from "./record-codec.ts";
 import { decodeColumns } from "./record-session.ts";
-import { type RenderedRead, renderReadSql } from "./render-json.ts";
+import { sqliteJson } from "./render-json.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 
 type QueryMethods = Required<Pick<RecordReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;
@@ -46,13 +47,13 @@ const NO_ORDER: readonly OrderTerm[] = [];
  * and order objects back for the same texts. A filter reading NOW() is planned afresh each time.
  */
 function plan(
-  tableOf: (object: ObjectDef) => string,
+  tableRef: (object: ObjectDef) => string,
   filter: CheckedFilter | null,
   order: readonly OrderTerm[],
   now: number,
 ): Plan {
   if (filter && !readsNow.has(filter)) readsNow.set(filter, filterNeeds(filter).usesNow);
-  if (filter && readsNow.get(filter)) return buildPlan(sqliteDialect, tableOf, filter, order, now);
+  if (filter && readsNow.get(filter)) return buildPlan(sqliteDialect, tableRef, filter, order, now);
   let byFilter = plans.get(order);
   if (!byFilter) {
     byFilter = new WeakMap();
@@ -60,7 +61,7 @@ function plan(
   }
   let cached = byFilter.get(filter ?? NO_FILTER);
   if (!cached) {
-    cached = buildPlan(sqliteDialect, tableOf, filter, order, now);
+    cached = buildPlan(sqliteDialect, tableRef, filter, order, now);
     byFilter.set(filter ?? NO_FILTER, cached);
   }
   return cached;
@@ -98,17 +99,17 @@ function capPerParent(rows: Row[], column: number, limit: number): Row[] {
 
 export function createQuerySession(
   db: Database,
-  tableOf: (tenantId: string, object: ObjectDef) => string,
+  tableRef: (tenantId: string, object: ObjectDef) => string,
 ): QueryMethods {
   // Each tree's statement text, per tenant (a tree is made from one tenant's catalogue; table names are the store's).
   // Prepared through `db.query`, whose cache is keyed by the text: trees alike but for their values share one.
-  const rendered = new WeakMap<ReadNode, Map<string, RenderedRead>>();
+  const rendered = new WeakMap<ReadNode, Map<string, RenderedRead<ColumnValue>>>();
   const renderedFor = (tenantId: string, tree: ReadNode) => {
-    const byTenant = rendered.get(tree) ?? new Map<string, RenderedRead>();
+    const byTenant = rendered.get(tree) ?? new Map<string, RenderedRead<ColumnValue>>();
     rendered.set(tree, byTenant);
     let read = byTenant.get(tenantId);
     if (!read) {
-      read = renderReadSql(tree, (object) => tableOf(tenantId, object));
+      read = renderReadSql(tree, (object) => tableRef(tenantId, object), sqliteDialect, sqliteJson);
       byTenant.set(tenantId, read);
     }
     return read;
@@ -125,14 +126,14 @@ export function createQuerySession(
     },
 
     async listRecords(tenantId, object, query) {
-      const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
+      const p = plan((o) => tableRef(tenantId, o), query.filter, query.order, query.now);
       const keyset = query.after
         ? keysetCondition(sqliteDialect, p.keys, query.order, query.after)
         : { sql: "1", params: [] };
       const read = readShape(query.fields ?? object.fields, query.lookups, tenantId, (o) =>
-        tableOf(tenantId, o),
+        tableRef(tenantId, o),
       );
-      const statement = listStatement(p, read, tableOf(tenantId, object), query.order);
+      const statement = listStatement(p, read, tableRef(tenantId, object), query.order);
       const sql = query.after ? statement.after(keyset.sql) : statement.firstPage;
       const rows = db
         .query<Row, ColumnValue[]>(sql)
@@ -144,19 +145,19 @@ export function createQuerySession(
     },
 
     async countRecords(tenantId, object, filter, now) {
-      const p = plan((o) => tableOf(tenantId, o), filter, NO_ORDER, now);
+      const p = plan((o) => tableRef(tenantId, o), filter, NO_ORDER, now);
 
-      const sql = `SELECT count(*) AS n FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} WHERE ${p.where}`;
+      const sql = `SELECT count(*) AS n FROM ${tableRef(tenantId, object)} ${BASE} ${p.joins.join(" ")} WHERE ${p.where}`;
       return db.query<{ n: number }, ColumnValue[]>(sql).get(...p.params)?.n ?? 0;
     },
 
     async listRelated(tenantId, object, reference: FieldDef, parentUids, query) {
       if (parentUids.length === 0 || query.limit === 0) return [];
-      const p = plan((o) => tableOf(tenantId, o), query.filter, query.order, query.now);
+      const p = plan((o) => tableRef(tenantId, o), query.filter, query.order, query.now);
       const fk = `${BASE}.${quoteIdent(reference.mapping)}`;
       const fields = withReference(query.fields ?? object.fields, reference);
-      const read = readShape(fields, query.lookups, tenantId, (o) => tableOf(tenantId, o));
-      const from = `FROM ${quoteIdent(tableOf(tenantId, object))} ${BASE} ${p.joins.join(" ")} ${read.joins}
+      const read = readShape(fields, query.lookups, tenantId, (o) => tableRef(tenantId, o));
+      const from = `FROM ${tableRef(tenantId, object)} ${BASE} ${p.joins.join(" ")} ${read.joins}
           WHERE ${fk} IN (${parentUids.map(() => "?").join(", ")}) AND (${p.where})`;
       const order = orderClause(sqliteDialect, p.keys, query.order);
       // Parents mostly have few children: read them all in one ordered pass, bounded by
@@ -206,7 +207,7 @@ function listStatement(p: Plan, read: ReadShape, table: string, order: readonly 
       extra.push(key);
       return read.width + extra.length - 1;
     });
-    const head = `SELECT ${[read.columns, ...extra].join(", ")} FROM ${quoteIdent(table)} ${BASE} ${p.joins.join(" ")} ${read.joins}`;
+    const head = `SELECT ${[read.columns, ...extra].join(", ")} FROM ${table} ${BASE} ${p.joins.join(" ")} ${read.joins}`;
     const tail = `ORDER BY ${orderClause(sqliteDialect, p.keys, order)} LIMIT ${BOUND_COUNT} OFFSET ${BOUND_COUNT}`;
     const after = (keyset: string) => `${head} WHERE (${p.where}) AND ${keyset} ${tail}`;
     statement = { firstPage: after("1"), after, keyAt };
@@ -236,7 +237,7 @@ function readShape(
   fields: readonly FieldDef[],
   lookups: readonly JoinedLookup[] = NO_LOOKUPS,
   tenantId: string,
-  tableOf: (object: ObjectDef) => string,
+  tableRef: (object: ObjectDef) => string,
 ): ReadShape {
   const byLookups = shapes.get(fields) ?? new WeakMap<readonly JoinedLookup[], Map<string, ReadShape>>();
   shapes.set(fields, byLookups);
@@ -259,7 +260,7 @@ function readShape(
     );
     const joins = lookups.map(
       ({ reference, target }, i) =>
-        `LEFT JOIN ${quoteIdent(tableOf(target))} l${i} ON l${i}.uid = ${BASE}.${quoteIdent(reference.mapping)}`,
+        `LEFT JOIN ${tableRef(target)} l${i} ON l${i}.uid = ${BASE}.${quoteIdent(reference.mapping)}`,
     );
     const decode = (row: Row): RecordValues => {
       const values = decodeColumns(fields, row, 0);

@@ -5,6 +5,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { createDeliveryLogSession } from "../../../common/delivery-log/sqlite/delivery-log-session.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
 import type { StoreWriter } from "../store.ts";
 import { tableName } from "./catalogue-ddl.ts";
 import { createCatalogueSession } from "./catalogue-session.ts";
@@ -23,7 +24,7 @@ export function createSqliteSession(db: Database): StoreWriter {
     ...identity,
     ...createCatalogueSession(db, storageNo),
     ...createRecordSession(db, storageNo),
-    ...createQuerySession(db, (tenantId, object) => tableName(storageNo(tenantId), object)),
+    ...createQuerySession(db, (tenantId, object) => quoteIdent(tableName(storageNo(tenantId), object))),
     ...createChangeLogSession(db),
     ...createWebhookSession(db),
     ...createConfigSession(db),

@@ -6,7 +6,12 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { StoreWriter } from "../../../api/store/store.ts";
-import { ConflictError, ReferenceNotFoundError, UniqueViolationError } from "../../../common/errors.ts";
+import {
+  ConflictError,
+  ReferenceNotFoundError,
+  UniqueViolationError,
+  ValidationError,
+} from "../../../common/errors.ts";
 import { listAll, newRecord, type SeededTenant, seedTenant, tenant, user, webhook } from "./fixtures.ts";
 import type { StoreUnderTest } from "./store-under-test.ts";
 
@@ -92,6 +97,39 @@ export function describeConstraints(sut: StoreUnderTest): void {
         "o",
         "self",
       ]);
+    });
+
+    test("text holding U+0000 is kept as written, or refused whole as a ValidationError naming the fields", async () => {
+      seeded = await seedTenant(sut.store);
+      const { tenant: t, catalogue, user: by } = seeded;
+      const { things } = catalogue;
+      const plain = newRecord(things, by.id, { Name: "plain" });
+      await write((tx) => tx.insertRecord(t.id, things, plain));
+      const nul = { Name: "a\u0000b", Tags: ["red", "x\u0000"] };
+      const record = newRecord(things, by.id, nul);
+      const outcome = (work: (tx: StoreWriter) => Promise<unknown>) =>
+        write(work).then(
+          () => null,
+          (error: unknown) => error,
+        );
+      const inserted = await outcome((tx) => tx.insertRecord(t.id, things, record));
+      const updated = await outcome((tx) => tx.updateRecord(t.id, things, plain.UID as string, nul));
+      const [stored] = await sut.store.findRecords(t.id, things, [plain.UID as string]);
+      const found = await sut.store.findRecords(t.id, things, [record.UID as string]);
+      // Both kept, or both refused (an engine either holds U+0000 in text or does not).
+      if (inserted === null) {
+        expect({ updated, found, stored }).toEqual({
+          updated: null,
+          found: [record],
+          stored: { ...plain, ...nul },
+        });
+        return;
+      }
+      for (const refused of [inserted, updated]) {
+        expect(refused).toBeInstanceOf(ValidationError);
+        expect((refused as ValidationError).details?.map((detail) => detail.path)).toEqual(["Name", "Tags"]);
+      }
+      expect({ found, stored }).toEqual({ found: [], stored: plain });
     });
 
     test("a taken tenant name, username or webhook name is a ConflictError", async () => {

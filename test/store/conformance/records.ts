@@ -23,7 +23,8 @@ export function describeRecords(sut: StoreUnderTest): void {
       const written: RecordValues[] = [
         {
           Name: "plain ascii",
-          Note: `${"long text ".repeat(2000)}\n\ttabs, 'quotes', "double", \\ back, \u0000 nul`,
+          // U+0000 aside: not every engine's text holds it (constraints.ts).
+          Note: `${"long text ".repeat(2000)}\n\ttabs, 'quotes', "double", \\ back, \u0001 soh`,
           Link: "https://example.com/a?b=c&d=é#f",
           Count: 2147483647,
           Minutes: 0,

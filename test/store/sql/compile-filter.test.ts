@@ -18,7 +18,7 @@ import { TEST_CATALOGUE, testObject } from "../../eql/support/test-catalogue.ts"
 const NOW = Date.UTC(2024, 4, 1, 10);
 const compile = (filter: string, object = "Things"): SqlFilter<ColumnValue> =>
   compileFilter(prepareFilter(filter, testObject(object), TEST_CATALOGUE), sqliteDialect, {
-    tableOf: (target) => `tenant1_${target.mapping}`,
+    tableRef: (target) => quoteIdent(`tenant1_${target.mapping}`),
     alias: "r",
     now: NOW,
   });
@@ -98,7 +98,7 @@ describe("compileFilter", () => {
     const object = standardObject("Odd", "Odd", { Weird: { type: "string", mapping: 'we"ird' } });
     const catalogue = { tenantId: "t", version: 1, objects: [object] };
     const sql = compileFilter(prepareFilter("Weird == 'a'", object, catalogue), sqliteDialect, {
-      tableOf: () => "odd",
+      tableRef: () => quoteIdent("odd"),
       alias: 'a"b',
       now: 0,
     });
@@ -110,7 +110,7 @@ describe("compileFilter", () => {
     object.fields.push(makeField("Things2", "Custom", { type: "int", mapping: "__custom", custom: true }));
     const catalogue = { tenantId: "t", version: 1, objects: [object] };
     const sql = compileFilter(prepareFilter("Custom >= 3", object, catalogue), sqliteDialect, {
-      tableOf: (target) => target.mapping,
+      tableRef: (target) => quoteIdent(target.mapping),
       alias: "x",
       now: 0,
     });
@@ -122,7 +122,11 @@ describe("compileFilter", () => {
       mode: "extended",
     });
     expect(() =>
-      compileFilter(filter, sqliteDialect, { tableOf: (object) => object.mapping, alias: "r", now: 0 }),
+      compileFilter(filter, sqliteDialect, {
+        tableRef: (object) => quoteIdent(object.mapping),
+        alias: "r",
+        now: 0,
+      }),
     ).toThrow();
   });
 });
@@ -165,7 +169,7 @@ describe("the SQL runs in SQLite", () => {
 describe("compileFilter in PostgreSQL's dialect", () => {
   const compilePostgres = (filter: string) => {
     const sql = compileFilter(prepareFilter(filter, testObject("Things"), TEST_CATALOGUE), postgresDialect, {
-      tableOf: (target) => `tenant1_${target.mapping}`,
+      tableRef: (target) => quoteIdent(`tenant1_${target.mapping}`),
       alias: "r",
       now: NOW,
     });

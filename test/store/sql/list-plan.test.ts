@@ -90,7 +90,7 @@ async function pages<V>(
   order: readonly OrderTerm[],
   filter: CheckedFilter | null,
 ): Promise<string[]> {
-  const plan = buildPlan(dialect, tableOf, filter, order, NOW);
+  const plan = buildPlan(dialect, (object) => quoteIdent(tableOf(object)), filter, order, NOW);
   const uids: string[] = [];
   let after: V[] | null = null;
   for (let page = 0; page < 20; page++) {

@@ -1,0 +1,102 @@
+/**
+ * Record storage of a tenant's objects: a table per object in the tenant's
+ * schema, named by the object's mapping, a column per field (types:
+ * record-codec.ts), `uid` the primary key, a unique index per unique field, an
+ * index per reference. Runs inside the caller's unit of work (PostgreSQL's DDL
+ * is transactional, so a failed definition leaves nothing); and, as the port
+ * asks of every engine, each change is idempotent: what exists is not created
+ * again, what is gone is not dropped again.
+ */
+import { createHash } from "node:crypto";
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import { defaultRecordValue } from "../../model/field-values.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
+import { columnType, encodeValue } from "./record-codec.ts";
+import type { Runner } from "./runner.ts";
+import { tableRef } from "./tenant-schemas.ts";
+
+/** PostgreSQL cuts longer identifiers short; a name past it is shortened here, the same way every time. */
+const MAX_IDENTIFIER_BYTES = 63;
+
+/**
+ * The name of a field's index in its table's schema: UID's is the primary key, other unique fields
+ * get a unique one, references a plain one (reverse lists and delete checks look them up). A unique
+ * violation names it, which is how the engine tells which field clashed.
+ */
+export function indexName(object: Pick<ObjectDef, "mapping">, field: FieldDef): string {
+  const name = `${object.mapping}__${field.mapping}__${field.unique ? "unique" : "idx"}`;
+  if (Buffer.byteLength(name) <= MAX_IDENTIFIER_BYTES) return name;
+  const digest = createHash("sha256").update(name).digest("hex").slice(0, 16);
+  return `${name.slice(0, 40)}__${digest}`;
+}
+
+const hasIndex = (field: FieldDef) => field.type !== "id" && (field.unique || field.type === "reference");
+
+async function createFieldIndex(db: Runner, schema: string, object: ObjectDef, field: FieldDef) {
+  if (!hasIndex(field)) return;
+  const unique = field.unique ? "UNIQUE " : "";
+  await db.run(
+    `CREATE ${unique}INDEX IF NOT EXISTS ${quoteIdent(indexName(object, field))}
+     ON ${tableRef(schema, object)} (${quoteIdent(field.mapping)})`,
+  );
+}
+
+async function existingColumns(db: Runner, schema: string, object: ObjectDef): Promise<Set<string>> {
+  const rows = await db.rows<{ name: string }>(
+    `SELECT attname AS name FROM pg_attribute
+     WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped`,
+    [tableRef(schema, object)],
+  );
+  return new Set(rows.map((row) => row.name));
+}
+
+/** Creates the object's table (and indexes) when absent; adds the columns it lacks when present. */
+export async function ensureObjectTable(db: Runner, schema: string, object: ObjectDef): Promise<void> {
+  const columns = await existingColumns(db, schema, object);
+  if (columns.size === 0) {
+    const definitions = object.fields.map(
+      (field) => `${quoteIdent(field.mapping)} ${columnType(field)}${field.type === "id" ? " NOT NULL" : ""}`,
+    );
+    // The primary key named as the unique indexes are, so a clash on it names the UID field too.
+    const uid = object.fields.find((field) => field.type === "id");
+    if (uid)
+      definitions.push(
+        `CONSTRAINT ${quoteIdent(indexName(object, uid))} PRIMARY KEY (${quoteIdent(uid.mapping)})`,
+      );
+    await db.run(`CREATE TABLE IF NOT EXISTS ${tableRef(schema, object)} (${definitions.join(", ")})`);
+  }
+  for (const field of object.fields) {
+    if (columns.size > 0 && !columns.has(field.mapping)) await addNewColumn(db, schema, object, field);
+    else await createFieldIndex(db, schema, object, field);
+  }
+}
+
+/** Adds a field's column (and index) unless the table has it; existing rows get the field's default. */
+export async function addColumn(db: Runner, schema: string, object: ObjectDef, field: FieldDef) {
+  if ((await existingColumns(db, schema, object)).has(field.mapping))
+    await createFieldIndex(db, schema, object, field);
+  else await addNewColumn(db, schema, object, field);
+}
+
+async function addNewColumn(db: Runner, schema: string, object: ObjectDef, field: FieldDef) {
+  const table = tableRef(schema, object);
+  const column = quoteIdent(field.mapping);
+  await db.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} ${columnType(field)}`);
+  if (field.defaultValue !== null) {
+    const value = encodeValue(field, defaultRecordValue(field));
+    await db.run(`UPDATE ${table} SET ${column} = $1`, [value]);
+  }
+  await createFieldIndex(db, schema, object, field);
+}
+
+/** Drops a field's column (and its index) if the table has it. */
+export async function dropColumn(db: Runner, schema: string, object: ObjectDef, field: FieldDef) {
+  await db.run(`DROP INDEX IF EXISTS ${quoteIdent(schema)}.${quoteIdent(indexName(object, field))}`);
+  await db.run(
+    `ALTER TABLE IF EXISTS ${tableRef(schema, object)} DROP COLUMN IF EXISTS ${quoteIdent(field.mapping)}`,
+  );
+}
+
+export async function dropTable(db: Runner, schema: string, object: ObjectDef) {
+  await db.run(`DROP TABLE IF EXISTS ${tableRef(schema, object)}`);
+}

@@ -1,0 +1,121 @@
+/** The delivery-log part of a PostgreSQL session: the deliveries the change feed logs and the attempts the dispatcher logs. */
+import type {
+  DeliveryAttempt,
+  DeliveryLogReader,
+  DeliveryLogWriter,
+  DeliveryRecord,
+} from "../ports/delivery-log-port.ts";
+import type { BoundValue, Runner } from "./runner.ts";
+
+const COLUMNS = `tenant_id, id, webhook_id, mutation_id, part, status, body, attempts, committed_at, created_at,
+  updated_at`;
+const SQL = {
+  find: `SELECT ${COLUMNS} FROM deliveries WHERE tenant_id = $1 AND id = $2`,
+  attempts: `SELECT delivery_id, attempt, started_at, duration_ms, status_code, response_body, error
+    FROM delivery_attempts WHERE tenant_id = $1 AND delivery_id = ANY($2::text[]) ORDER BY delivery_id, attempt`,
+  // One statement for the batch; a delivery logged already (webhook × mutation × part) is left as it is.
+  insert: `INSERT INTO deliveries (${COLUMNS})
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], $7::text[],
+      $8::int4[], $9::int8[], $10::int8[], $11::int8[])
+    ON CONFLICT DO NOTHING`,
+  reset: "UPDATE deliveries SET status = 'pending', updated_at = $1 WHERE tenant_id = $2 AND id = $3",
+};
+
+interface DeliveryRow {
+  tenant_id: string;
+  id: string;
+  webhook_id: string;
+  mutation_id: string;
+  part: number;
+  status: DeliveryRecord["status"];
+  body: string;
+  attempts: number;
+  committed_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface AttemptRow {
+  delivery_id: string;
+  attempt: number;
+  started_at: string;
+  duration_ms: string;
+  status_code: number | null;
+  response_body: string | null;
+  error: string | null;
+}
+
+const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
+  tenantId: row.tenant_id,
+  id: row.id,
+  webhookId: row.webhook_id,
+  mutationId: row.mutation_id,
+  part: row.part,
+  status: row.status,
+  body: row.body,
+  attempts: row.attempts,
+  committedAt: Number(row.committed_at),
+  createdAt: Number(row.created_at),
+  updatedAt: Number(row.updated_at),
+});
+
+const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
+  attempt: row.attempt,
+  startedAt: Number(row.started_at),
+  durationMs: Number(row.duration_ms),
+  statusCode: row.status_code,
+  responseBody: row.response_body,
+  error: row.error,
+});
+
+export function createDeliveryLogSession(db: Runner): DeliveryLogReader & DeliveryLogWriter {
+  return {
+    async listDeliveries(tenantId, webhookId, query) {
+      const where = ["tenant_id = $1", "webhook_id = $2"];
+      const params: BoundValue[] = [tenantId, webhookId];
+      const bind = (value: BoundValue) => `$${params.push(value)}`;
+      if (query.status) where.push(`status = ${bind(query.status)}`);
+      if (query.since !== undefined) where.push(`created_at >= ${bind(query.since)}`);
+      if (query.until !== undefined) where.push(`created_at < ${bind(query.until)}`);
+      if (query.before)
+        where.push(`(created_at, id) < (${bind(query.before.createdAt)}, ${bind(query.before.id)})`);
+      const sql = `SELECT ${COLUMNS} FROM deliveries WHERE ${where.join(" AND ")}
+        ORDER BY created_at DESC, id DESC LIMIT ${bind(query.limit)}`;
+      return (await db.rows<DeliveryRow>(sql, params)).map(toDelivery);
+    },
+    async findDelivery(tenantId, id) {
+      const [row] = await db.rows<DeliveryRow>(SQL.find, [tenantId, id]);
+      return row ? toDelivery(row) : null;
+    },
+    async listAttempts(tenantId, deliveryIds) {
+      const attempts = new Map<string, DeliveryAttempt[]>();
+      if (deliveryIds.length === 0) return attempts;
+      for (const row of await db.rows<AttemptRow>(SQL.attempts, [tenantId, deliveryIds])) {
+        const list = attempts.get(row.delivery_id) ?? [];
+        list.push(toAttempt(row));
+        attempts.set(row.delivery_id, list);
+      }
+      return attempts;
+    },
+    async insertDeliveries(deliveries) {
+      if (deliveries.length === 0) return;
+      const column = (pick: (d: DeliveryRecord) => string | number) => deliveries.map((d) => String(pick(d)));
+      await db.run(SQL.insert, [
+        column((d) => d.tenantId),
+        column((d) => d.id),
+        column((d) => d.webhookId),
+        column((d) => d.mutationId),
+        column((d) => d.part),
+        column((d) => d.status),
+        column((d) => d.body),
+        column((d) => d.attempts),
+        column((d) => d.committedAt),
+        column((d) => d.createdAt),
+        column((d) => d.updatedAt),
+      ]);
+    },
+    async resetDelivery(tenantId, id, at) {
+      await db.run(SQL.reset, [at, tenantId, id]);
+    },
+  };
+}

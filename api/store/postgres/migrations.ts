@@ -1,0 +1,216 @@
+/**
+ * Versioned schema migrations of the PostgreSQL engine: the shared tables
+ * (tenants, catalogue definitions, change log, webhooks, config variables,
+ * delivery log). Each tenant's records live in a schema of its own
+ * (`t<storage no>`), made by the engine as tenants and objects are added.
+ * Append only: a shipped migration never changes; a new version is added.
+ *
+ * Text that is compared or ordered (ids, names, keys) is `COLLATE "C"`: code
+ * point order, as SQLite's BINARY. Names compared without regard to ASCII
+ * case are unique by `lower(…)`, which under "C" folds ASCII letters only (as
+ * SQLite's NOCASE). JSON kept as text (definitions, headers, change-log
+ * values) is `text`: PostgreSQL's json types would reorder or re-encode it.
+ */
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** How many partitions the change log's commit order is kept in (feed_locks rows, cursor positions). */
+export const FEED_PARTITIONS = 16;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "tenants, users, tokens; catalogue definitions",
+    sql: `
+      CREATE SEQUENCE tenant_storage_numbers;
+      CREATE TABLE tenants (
+        id text COLLATE "C" PRIMARY KEY,
+        name text COLLATE "C" NOT NULL,
+        created_at bigint NOT NULL,
+        storage_no bigint NOT NULL UNIQUE DEFAULT nextval('tenant_storage_numbers')
+      );
+      CREATE UNIQUE INDEX tenants_name ON tenants (lower(name));
+      CREATE TABLE users (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        username text COLLATE "C" NOT NULL,
+        email text NOT NULL,
+        first_name text,
+        last_name text NOT NULL,
+        roles text[] NOT NULL,
+        is_active boolean NOT NULL DEFAULT true,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX users_username ON users (tenant_id, lower(username));
+      CREATE TABLE tokens (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        jti text COLLATE "C" NOT NULL,
+        user_id text COLLATE "C" NOT NULL,
+        roles text[] NOT NULL,
+        description text,
+        created_at bigint NOT NULL,
+        expires_at bigint,
+        revoked_at bigint,
+        PRIMARY KEY (tenant_id, jti)
+      );
+      CREATE TABLE catalogue_versions (
+        tenant_id text COLLATE "C" PRIMARY KEY REFERENCES tenants (id),
+        version bigint NOT NULL
+      );
+      CREATE TABLE custom_objects (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        mapping text COLLATE "C" NOT NULL,
+        definition text NOT NULL,
+        tracked boolean NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX custom_objects_name ON custom_objects (tenant_id, lower(name));
+      CREATE TABLE custom_fields (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        object_name text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        definition text NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX custom_fields_name ON custom_fields (tenant_id, lower(object_name), lower(name));
+      CREATE TABLE sequences (
+        tenant_id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        value bigint NOT NULL,
+        PRIMARY KEY (tenant_id, name)
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: "the failure a whole answer's statement raises",
+    // VOLATILE, so the planner never evaluates it while folding constants: only a row that breaks
+    // what the read tree promises reaches it (render-json.ts).
+    sql: `
+      CREATE FUNCTION tds_read_failed() RETURNS json LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN
+        RAISE EXCEPTION 'a record breaks what the read tree promises';
+      END $$;
+    `,
+  },
+  {
+    version: 3,
+    name: "change log in commit order per partition, feed positions",
+    // A unit of work takes its partition's feed_locks row FOR UPDATE, then one ticket from the
+    // sequence for all its entries (idx: their order): the next writer of the partition gets its
+    // ticket only once this one has committed, so within a partition a visible ticket implies every
+    // lower one that commits is visible. A feed position is a cursor: one (ticket, idx) per
+    // partition (feed-cursor.ts).
+    sql: `
+      CREATE SEQUENCE change_log_positions;
+      CREATE TABLE change_log (
+        position bigint NOT NULL,
+        idx int NOT NULL,
+        partition int NOT NULL,
+        tenant_id text COLLATE "C" NOT NULL,
+        object_name text NOT NULL,
+        operation text NOT NULL,
+        uid text NOT NULL,
+        before text,
+        after text,
+        mutation_id text NOT NULL,
+        sequence int NOT NULL,
+        committed_at bigint NOT NULL,
+        request_id text,
+        PRIMARY KEY (position, idx)
+      );
+      CREATE TABLE feed_locks (partition int PRIMARY KEY);
+      INSERT INTO feed_locks SELECT generate_series(0, ${FEED_PARTITIONS - 1});
+      CREATE TABLE feed_positions (
+        name text COLLATE "C" PRIMARY KEY,
+        cursor text NOT NULL,
+        updated_at bigint NOT NULL
+      );
+    `,
+  },
+  {
+    version: 4,
+    name: "config variables, webhooks and their set versions",
+    // Webhook set versions are bumped by every statement that writes a webhook (no triggers: the
+    // engine stays portable to PostgreSQL-wire services without them).
+    sql: `
+      CREATE TABLE config_variables (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        key text COLLATE "C" NOT NULL,
+        config_type text NOT NULL,
+        value text NOT NULL,
+        description text,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, key)
+      );
+      CREATE TABLE webhooks (
+        tenant_id text COLLATE "C" NOT NULL REFERENCES tenants (id),
+        id text COLLATE "C" NOT NULL,
+        name text COLLATE "C" NOT NULL,
+        url text NOT NULL,
+        type text NOT NULL,
+        query text NOT NULL,
+        headers text NOT NULL,
+        secret text NOT NULL,
+        enabled boolean NOT NULL,
+        disabled_reason text,
+        version bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id)
+      );
+      CREATE UNIQUE INDEX webhooks_name ON webhooks (tenant_id, lower(name));
+      CREATE TABLE webhook_set_versions (
+        tenant_id text COLLATE "C" PRIMARY KEY,
+        version bigint NOT NULL
+      );
+    `,
+  },
+  {
+    version: 5,
+    name: "deliveries and their attempts",
+    // An attempt is logged in flight before its request leaves and closed with its outcome after.
+    sql: `
+      CREATE TABLE deliveries (
+        tenant_id text COLLATE "C" NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        webhook_id text COLLATE "C" NOT NULL,
+        mutation_id text COLLATE "C" NOT NULL,
+        part int NOT NULL DEFAULT 0,
+        status text NOT NULL,
+        body text NOT NULL,
+        attempts int NOT NULL,
+        committed_at bigint NOT NULL,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (tenant_id, id),
+        UNIQUE (webhook_id, mutation_id, part)
+      );
+      CREATE INDEX deliveries_by_webhook ON deliveries (tenant_id, webhook_id, created_at);
+      CREATE INDEX deliveries_by_age ON deliveries (created_at, id);
+      CREATE TABLE delivery_attempts (
+        tenant_id text COLLATE "C" NOT NULL,
+        delivery_id text COLLATE "C" NOT NULL,
+        attempt int NOT NULL,
+        started_at bigint NOT NULL,
+        duration_ms bigint NOT NULL,
+        status_code int,
+        response_body text,
+        error text,
+        in_flight boolean NOT NULL DEFAULT false,
+        PRIMARY KEY (tenant_id, delivery_id, attempt)
+      );
+    `,
+  },
+];

@@ -1,0 +1,71 @@
+/**
+ * PostgreSQL's errors as the port's: recognised by SQLSTATE (Bun's `errno`)
+ * and the structured fields the server sends (schema, constraint), never by
+ * message text.
+ */
+import { ConflictError, ValidationError } from "../../../common/errors.ts";
+
+const SERIALIZATION_FAILURE = "40001";
+const DEADLOCK_DETECTED = "40P01";
+const UNIQUE_VIOLATION = "23505";
+/** A character the encoding cannot hold: in UTF-8, only U+0000 reaches it from a JavaScript string. */
+const UNTRANSLATABLE_CHARACTER = "22021";
+
+interface ServerError {
+  errno?: unknown;
+  schema?: unknown;
+  constraint?: unknown;
+}
+
+/** The SQLSTATE of a server error, or null for anything else. */
+function sqlState(error: unknown): string | null {
+  const errno = (error as ServerError | null)?.errno;
+  return typeof errno === "string" ? errno : null;
+}
+
+/**
+ * Two transactions creating the same table, type, index or schema at once (each with IF NOT EXISTS,
+ * each finding none): the loser fails with one of these, or with a unique violation in
+ * PostgreSQL's own catalogue. Run again, it finds the object there.
+ */
+const CATALOGUE_RACES = new Set(["42P07", "42710", "42P06"]);
+
+/**
+ * True for a failure that running the unit of work again may clear: a serialization failure, a
+ * deadlock, or a catalogue race (above). The engine's DDL always says IF (NOT) EXISTS, so a
+ * duplicate object is never a mistake of its own that a retry would repeat forever.
+ */
+export function isRetryable(error: unknown): boolean {
+  const state = sqlState(error);
+  if (state === SERIALIZATION_FAILURE || state === DEADLOCK_DETECTED) return true;
+  if (state !== null && CATALOGUE_RACES.has(state)) return true;
+  return state === UNIQUE_VIOLATION && (error as ServerError).schema === "pg_catalog";
+}
+
+/** The constraint (or unique index) a unique violation of ours names, or null for any other error. */
+export function violatedUnique(error: unknown): string | null {
+  if (sqlState(error) !== UNIQUE_VIOLATION || (error as ServerError).schema === "pg_catalog") return null;
+  const constraint = (error as ServerError).constraint;
+  return typeof constraint === "string" ? constraint : "";
+}
+
+/** True when the server refused text holding U+0000, which PostgreSQL's text cannot store. */
+export const isNulInText = (error: unknown) => sqlState(error) === UNTRANSLATABLE_CHARACTER;
+
+/** The error the port shows for a server error: U+0000 in text is a ValidationError, the rest as thrown. */
+export function translateError(error: unknown): unknown {
+  if (!isNulInText(error)) return error;
+  return new ValidationError("text cannot hold the NUL character (U+0000)", [
+    { path: "", message: "text cannot hold the NUL character (U+0000)" },
+  ]);
+}
+
+/** Runs `write`; a unique violation (a name taken, perhaps by a race lost) becomes a ConflictError. */
+export async function uniquely<T>(message: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (violatedUnique(error) !== null) throw new ConflictError(message);
+    throw error;
+  }
+}

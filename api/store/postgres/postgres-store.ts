@@ -1,0 +1,106 @@
+/**
+ * The PostgreSQL store engine, over Bun's built-in SQL client (a pool of
+ * connections; no ORM). Opening it migrates the database (migrate.ts). Reads
+ * outside a unit of work run on the pool, each statement on a snapshot of
+ * every commit finished before it, so requests need no snapshot management.
+ * A unit of work is one SERIALIZABLE transaction; one that fails to
+ * serialize (40001, a deadlock 40P01, or two units racing to create the same
+ * table) is run again, a bounded number of times (unit-of-work-retry.ts), as
+ * the port allows. Its change-log entries are written at its end, in commit
+ * order (change-log-session.ts).
+ */
+import { SQL } from "bun";
+import { UnavailableError } from "../../../common/errors.ts";
+import type { ChangeEntry } from "../../model/record-values.ts";
+import type { Store, StoreWriter } from "../store.ts";
+import { migrate } from "./migrate.ts";
+import { isRetryable } from "./pg-errors.ts";
+import { createPostgresSession } from "./postgres-session.ts";
+import { createRunner, type FailureWatch } from "./runner.ts";
+import { createTenantSchemas } from "./tenant-schemas.ts";
+import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
+
+export interface PostgresStoreOptions {
+  /** Connections in the pool (default 10): units of work under way at once, reads included. */
+  maxConnections?: number;
+  /** How units of work that fail to serialize are run again (default: DEFAULT_RETRY). */
+  retry?: RetryPolicy;
+}
+
+/**
+ * Opens the store on the database `url` names (`postgres://…`), bringing its schema up to date
+ * first (safe when several processes start at once).
+ * @throws the connection's or a migration's error: nothing is left open then.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const sql = new SQL({ url, max: options.maxConnections ?? 10 });
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.close();
+    throw error;
+  }
+  const policy = options.retry ?? DEFAULT_RETRY;
+  const schemas = createTenantSchemas();
+  const pool = createRunner(sql);
+  const reads = createPostgresSession(pool, schemas.reader(pool), null).store;
+  const underWay = new Set<Promise<unknown>>();
+
+  /** One run of `work` in a transaction; rejects with what failed, noting in `watch` whether a retry may help. */
+  const attempt = async <T>(work: (tx: StoreWriter) => Promise<T>, watch: FailureWatch): Promise<T> => {
+    const done = await sql.begin("isolation level serializable", async (tx) => {
+      const runner = createRunner(tx, watch);
+      const lookup = schemas.unit(runner);
+      const session = createPostgresSession(runner, lookup, [] as ChangeEntry[]);
+      const value = await work(session.store);
+      await session.finish();
+      // Wrapped: the client would take a returned array for queries to run.
+      return { value, lookup };
+    });
+    done.lookup.committed();
+    return done.value;
+  };
+
+  const runUnitOfWork = async <T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> => {
+    for (let run = 1; ; run++) {
+      const watch: FailureWatch = { retryable: false };
+      try {
+        return await attempt(work, watch);
+      } catch (error) {
+        if (!watch.retryable && !isRetryable(error)) throw error;
+        if (run >= policy.attempts)
+          throw new UnavailableError(
+            `the store could not serialize the unit of work in ${run} attempts (contention); try again`,
+          );
+        await Bun.sleep(retryDelayMs(run, policy, Math.random));
+      }
+    }
+  };
+
+  return {
+    engine: "postgres",
+    ...reads,
+    unitOfWork<T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> {
+      const run = runUnitOfWork(work);
+      const tracked = run.catch(() => undefined);
+      underWay.add(tracked);
+      void tracked.then(() => underWay.delete(tracked));
+      return run;
+    },
+    // Each read runs on a snapshot of its own: every commit finished before it is seen already.
+    requestArrived: () => {},
+    refreshReads: () => {},
+    async ping() {
+      try {
+        const [row] = await pool.rows<{ one: number }>("SELECT 1 AS one");
+        return row?.one === 1;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      while (underWay.size > 0) await Promise.all(underWay);
+      await sql.close();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * The record part of a PostgreSQL session: rows of the tables in each
+ * tenant's schema, and sequences. Statements are built from the catalogue
+ * (identifiers quoted) with every value bound; the client prepares each text
+ * once per connection.
+ */
+import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
+import type { RecordValues } from "../../model/record-values.ts";
+import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
+import { quoteIdent } from "../sql/quote-ident.ts";
+import { columnType, decodeValue, encodeValue, type PostgresColumnValue } from "./record-codec.ts";
+import type { RecordConstraints } from "./record-constraints.ts";
+import type { Runner } from "./runner.ts";
+import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
+
+type RecordMethods = Pick<RecordReader, "findRecords" | "findRecordByValue" | "countReferencing"> &
+  RecordWriter;
+
+const NEXT_VALUE = `INSERT INTO sequences (tenant_id, name, value) VALUES ($1, $2, 1)
+  ON CONFLICT (tenant_id, name) DO UPDATE SET value = sequences.value + 1 RETURNING value`;
+
+/** Columns `start`, `start + 1`, … of a row read as an array → record values of `fields`, in that order. */
+export function decodeColumns(
+  fields: readonly FieldDef[],
+  row: readonly unknown[],
+  start: number,
+): RecordValues {
+  const values: RecordValues = {};
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i] as FieldDef;
+    values[field.name] = decodeValue(field, (row[start + i] ?? null) as PostgresColumnValue);
+  }
+  return values;
+}
+
+const columnLists = new WeakMap<readonly FieldDef[], string>();
+
+/** `r."uid", r."name", …` for the fields read by a query over alias `r`; built once per field list. */
+function columnList(fields: readonly FieldDef[]): string {
+  let list = columnLists.get(fields);
+  if (list === undefined) {
+    list = fields.map((field) => `r.${quoteIdent(field.mapping)}`).join(", ");
+    columnLists.set(fields, list);
+  }
+  return list;
+}
+
+const column = (field: FieldDef) => quoteIdent(field.mapping);
+/**
+ * Placeholder `n` cast to the field's column type: a reference's value is used twice (written, and
+ * looked up by the guard), and the server must settle one type for it.
+ */
+const typed = (n: number, field: FieldDef) => `$${n}::${columnType(field)}`;
+
+export function createRecordSession(
+  db: Runner,
+  schemas: SchemaLookup,
+  constraints: RecordConstraints,
+): RecordMethods {
+  const table = async (tenantId: string, object: ObjectDef) =>
+    tableRef(await schemas.schemaOf(tenantId), object);
+
+  return {
+    async findRecords(tenantId, object, uids, fields = object.fields) {
+      if (uids.length === 0) return [];
+      const sql = `SELECT ${columnList(fields)} FROM ${await table(tenantId, object)} r WHERE r.uid = ANY($1::text[])`;
+      return (await db.values(sql, [uids])).map((row) => decodeColumns(fields, row, 0));
+    },
+    async findRecordByValue(tenantId, object, field, value, exceptUid) {
+      const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
+        WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
+      const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
+      return row ? decodeColumns(object.fields, row, 0) : null;
+    },
+    async countReferencing(tenantId, source, field, uid) {
+      const sql = `SELECT count(*) AS n FROM ${await table(tenantId, source)} WHERE ${column(field)} = $1`;
+      return Number((await db.rows<{ n: string }>(sql, [uid]))[0]?.n ?? 0);
+    },
+    async insertRecord(tenantId, object, values) {
+      const schema = await schemas.schemaOf(tenantId);
+      const at = (field: FieldDef) => typed(object.fields.indexOf(field) + 1, field);
+      const uid = at(object.fields.find((field) => field.type === "id") as FieldDef);
+      const guard = await constraints.referenceGuard(tenantId, schema, object, object.fields, at, uid);
+      const sql = `INSERT INTO ${tableRef(schema, object)} (${object.fields.map(column).join(", ")})
+        SELECT ${object.fields.map(at).join(", ")} WHERE ${guard}`;
+      const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
+      try {
+        if ((await db.run(sql, params)) > 0) return;
+      } catch (error) {
+        throw constraints.explainFailure(error, object, values);
+      }
+      await constraints.assertReferences(tenantId, schema, object, values, values.UID as string);
+      throw new Error(`${object.name}: the record was not written, for no reason found`);
+    },
+    async updateRecord(tenantId, object, uid, values) {
+      const fields = object.fields.filter((field) => field.name in values);
+      if (fields.length === 0) return;
+      const schema = await schemas.schemaOf(tenantId);
+      const at = (field: FieldDef) => typed(fields.indexOf(field) + 1, field);
+      const self = `$${fields.length + 1}::text`;
+      const guard = await constraints.referenceGuard(tenantId, schema, object, fields, at, self);
+      const sets = fields.map((field) => `${column(field)} = ${at(field)}`).join(", ");
+      const sql = `UPDATE ${tableRef(schema, object)} SET ${sets} WHERE uid = ${self} AND ${guard}`;
+      const params = fields.map((field) => encodeValue(field, values[field.name] ?? null));
+      try {
+        if ((await db.run(sql, [...params, uid])) > 0) return;
+      } catch (error) {
+        throw constraints.explainFailure(error, object, values);
+      }
+      // No row written: a reference that names nothing (thrown here), or no record `uid` (nothing to set).
+      await constraints.assertReferences(tenantId, schema, object, values, uid);
+    },
+    async deleteRecord(tenantId, object, uid) {
+      await db.run(`DELETE FROM ${await table(tenantId, object)} WHERE uid = $1`, [uid]);
+    },
+    nextSequenceValue: async (tenantId, name) =>
+      Number((await db.rows<{ value: string }>(NEXT_VALUE, [tenantId, name]))[0]?.value ?? 1),
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The webhook part of a PostgreSQL session: a tenant's webhook definitions,
+ * and their set's version, moved on by the very statement that writes a
+ * webhook (a data-modifying CTE), not by a trigger: the engine keeps to what
+ * PostgreSQL-wire services without triggers do too.
+ */
+import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
+import { uniquely } from "./pg-errors.ts";
+import type { Runner } from "./runner.ts";
+
+const COLUMNS = `tenant_id, id, name, url, type, query, headers, secret, enabled, disabled_reason, version,
+  created_at, updated_at`;
+/** Appended to a CTE `w` that wrote webhooks (returning their tenant): bumps each tenant's set version. */
+const BUMP = `INSERT INTO webhook_set_versions (tenant_id, version) SELECT DISTINCT tenant_id, 1 FROM w
+  ON CONFLICT (tenant_id) DO UPDATE SET version = webhook_set_versions.version + 1`;
+
+const SQL = {
+  list: `SELECT ${COLUMNS} FROM webhooks WHERE tenant_id = $1 ORDER BY created_at, id`,
+  setVersion: "SELECT version FROM webhook_set_versions WHERE tenant_id = $1",
+  find: `SELECT ${COLUMNS} FROM webhooks WHERE tenant_id = $1 AND id = $2`,
+  findByName: `SELECT ${COLUMNS} FROM webhooks WHERE tenant_id = $1 AND lower(name) = lower($2)`,
+  insert: `WITH w AS (INSERT INTO webhooks (${COLUMNS})
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING tenant_id)
+    ${BUMP}`,
+  replace: `WITH w AS (UPDATE webhooks SET name = $1, url = $2, query = $3, headers = $4, enabled = $5,
+      disabled_reason = $6, version = version + 1, updated_at = $7 WHERE tenant_id = $8 AND id = $9
+      RETURNING tenant_id)
+    ${BUMP}`,
+  delete: `WITH w AS (DELETE FROM webhooks WHERE tenant_id = $1 AND id = $2 RETURNING tenant_id) ${BUMP}`,
+};
+
+interface WebhookRow {
+  tenant_id: string;
+  id: string;
+  name: string;
+  url: string;
+  type: "graphql";
+  query: string;
+  headers: string;
+  secret: string;
+  enabled: boolean;
+  disabled_reason: string | null;
+  version: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const toWebhook = (row: WebhookRow): WebhookRecord => ({
+  tenantId: row.tenant_id,
+  id: row.id,
+  name: row.name,
+  url: row.url,
+  type: row.type,
+  query: row.query,
+  headers: JSON.parse(row.headers) as Record<string, string>,
+  secret: row.secret,
+  enabled: row.enabled,
+  disabledReason: row.disabled_reason,
+  version: Number(row.version),
+  createdAt: Number(row.created_at),
+  updatedAt: Number(row.updated_at),
+});
+
+const taken = (webhook: WebhookRecord) => `a webhook named '${webhook.name}' exists already`;
+
+export function createWebhookSession(db: Runner): WebhookReader & WebhookWriter {
+  const one = async (sql: string, params: string[]) => {
+    const [row] = await db.rows<WebhookRow>(sql, params);
+    return row ? toWebhook(row) : null;
+  };
+  return {
+    listWebhooks: async (tenantId) => (await db.rows<WebhookRow>(SQL.list, [tenantId])).map(toWebhook),
+    webhookSetVersion: async (tenantId) =>
+      Number((await db.rows<{ version: string }>(SQL.setVersion, [tenantId]))[0]?.version ?? 0),
+    findWebhook: (tenantId, id) => one(SQL.find, [tenantId, id]),
+    findWebhookByName: (tenantId, name) => one(SQL.findByName, [tenantId, name]),
+    async insertWebhook(w) {
+      await uniquely(taken(w), () =>
+        db.run(SQL.insert, [
+          w.tenantId,
+          w.id,
+          w.name,
+          w.url,
+          w.type,
+          w.query,
+          JSON.stringify(w.headers),
+          w.secret,
+          w.enabled,
+          w.disabledReason,
+          w.version,
+          w.createdAt,
+          w.updatedAt,
+        ]),
+      );
+    },
+    async replaceWebhook(w) {
+      await uniquely(taken(w), () =>
+        db.run(SQL.replace, [
+          w.name,
+          w.url,
+          w.query,
+          JSON.stringify(w.headers),
+          w.enabled,
+          w.disabledReason,
+          w.updatedAt,
+          w.tenantId,
+          w.id,
+        ]),
+      );
+    },
+    deleteWebhook: async (tenantId, id) => (await db.run(SQL.delete, [tenantId, id])) > 0,
+  };
+}

@@ -1,0 +1,257 @@
+/**
+ * What the PostgreSQL engine does beyond the conformance suite's contract, or
+ * in its own way: migrations when processes start at once, units of work run
+ * again when they fail to serialize (and given up, as UnavailableError, past
+ * the bound), two units creating one table, text that cannot hold U+0000, and
+ * the whole answer's JSON at PostgreSQL's edges (objects past 100 function
+ * arguments, the year 0, values the resolvers refuse).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { ObjectDef } from "../../../api/model/catalogue.ts";
+import { migrate } from "../../../api/store/postgres/migrate.ts";
+import { MIGRATIONS } from "../../../api/store/postgres/migrations.ts";
+import { openPostgresStore } from "../../../api/store/postgres/postgres-store.ts";
+import type { ReadNode } from "../../../api/store/read-tree.ts";
+import type { Store } from "../../../api/store/store.ts";
+import { UnavailableError, ValidationError } from "../../../common/errors.ts";
+import { createTestDatabase, type TestDatabase } from "../../support/private-postgres.ts";
+import { customObject, newRecord, tenant, USERS, user } from "../conformance/fixtures.ts";
+
+let database: TestDatabase;
+const opened: Store[] = [];
+const open = async (...args: Parameters<typeof openPostgresStore>) => {
+  const store = await openPostgresStore(...args);
+  opened.push(store);
+  return store;
+};
+beforeAll(async () => {
+  database = await createTestDatabase("postgres engine");
+});
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const versions = async (sql: TestDatabase["sql"]) =>
+  ((await sql.unsafe("SELECT version FROM schema_migrations ORDER BY version")) as { version: number }[]).map(
+    (row) => row.version,
+  );
+
+describe("migrations", () => {
+  test("stores opened at once on a new database migrate it once, in order; a reopen applies none", async () => {
+    const fresh = await createTestDatabase("migrations at once");
+    try {
+      // Four stores, each with a pool of its own: as four processes starting together.
+      const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore(fresh.url)));
+      for (const store of stores) await store.close();
+      expect(await versions(fresh.sql)).toEqual(MIGRATIONS.map((m) => m.version));
+      const applied = (await fresh.sql.unsafe("SELECT count(*)::int AS n FROM schema_migrations")) as {
+        n: number;
+      }[];
+      expect(applied[0]?.n).toBe(MIGRATIONS.length);
+      expect(await migrate(fresh.sql)).toBe(0);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  test("a failing migration leaves the database at the version before it, nothing of it applied", async () => {
+    const store = await open(database.url);
+    expect(await store.ping()).toBe(true);
+    const failing = {
+      version: 1000,
+      name: "fails halfway",
+      sql: "CREATE TABLE half_done (a int); SELECT 1/0;",
+    };
+    await expect(migrate(database.sql, [...MIGRATIONS, failing])).rejects.toThrow();
+    expect((await versions(database.sql)).at(-1)).toBe(MIGRATIONS.at(-1)?.version);
+    const [row] = (await database.sql.unsafe("SELECT to_regclass('half_done') AS t")) as {
+      t: string | null;
+    }[];
+    expect(row?.t).toBeNull();
+  });
+});
+
+describe("units of work", () => {
+  /** Two units taking the same sequence's next value, the first holding its transaction until the second waits. */
+  async function race(store: Store, tenantId: string) {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = store.unitOfWork(async (tx) => {
+      const value = await tx.nextSequenceValue(tenantId, "tickets");
+      await held;
+      return value;
+    });
+    await Bun.sleep(50);
+    const second = store.unitOfWork((tx) => tx.nextSequenceValue(tenantId, "tickets"));
+    await Bun.sleep(50);
+    release();
+    return Promise.allSettled([first, second]);
+  }
+
+  test("a unit that fails to serialize is run again: both units commit, with values 1 and 2", async () => {
+    const store = await open(database.url);
+    const [first, second] = await race(store, crypto.randomUUID());
+    expect([first, second]).toEqual([
+      { status: "fulfilled", value: 1 },
+      { status: "fulfilled", value: 2 },
+    ]);
+  });
+
+  test("past the bound of runs, the unit rejects with UnavailableError, not the driver's error", async () => {
+    const store = await open(database.url, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    const [first, second] = await race(store, crypto.randomUUID());
+    expect(first).toEqual({ status: "fulfilled", value: 1 });
+    expect(second.status).toBe("rejected");
+    expect((second as PromiseRejectedResult).reason).toBeInstanceOf(UnavailableError);
+  });
+
+  test("two units creating the same table at once both succeed (the loser, run again, finds it)", async () => {
+    const store = await open(database.url);
+    const t = tenant("ddl race");
+    await store.unitOfWork((tx) => tx.insertTenant(t));
+    await Promise.all(
+      [0, 1].map(() =>
+        store.unitOfWork(async (tx) => {
+          await tx.ensureObjectStorage(t.id, USERS);
+          await Bun.sleep(30);
+        }),
+      ),
+    );
+    const ada = user(t.id, "ada");
+    await store.unitOfWork((tx) =>
+      tx.insertRecord(t.id, USERS, { ...newRecord(USERS, ada.id, {}), UID: ada.id }),
+    );
+  });
+
+  test("text holding U+0000 outside records (a config variable) is refused as a ValidationError; nothing is written", async () => {
+    const store = await open(database.url);
+    const t = tenant("nul");
+    await store.unitOfWork((tx) => tx.insertTenant(t));
+    const variable = {
+      tenantId: t.id,
+      key: "k",
+      configType: "plain-text" as const,
+      value: "a\u0000b",
+      description: null,
+      createdAt: 1,
+      updatedAt: 1,
+    };
+    const refused = await store.unitOfWork((tx) => tx.putConfigVariable(variable)).catch((error) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(await store.listConfigVariables(t.id)).toEqual([]);
+  });
+});
+
+describe("whole answers as JSON", () => {
+  const FIRST_INSTANT = -62_167_219_200_000;
+  const YEAR_ONE = -62_135_596_800_000;
+  const LAST_INSTANT = 253_402_300_799_999;
+
+  let store: Store;
+  let tenantId: string;
+  let events: ObjectDef;
+  beforeAll(async () => {
+    store = await openPostgresStore(database.url);
+    const t = tenant("json");
+    tenantId = t.id;
+    events = customObject("Events", { At: { type: "datetime" }, Count: { type: "int" } });
+    await store.unitOfWork(async (tx) => {
+      await tx.insertTenant(t);
+      await tx.ensureObjectStorage(t.id, USERS);
+      await tx.createCustomObject(t.id, events);
+    });
+  });
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  const field = (name: string) => events.fields.find((f) => f.name === name) as ObjectDef["fields"][number];
+  /** `{ ...constants, event: { At, Count } }` of the record whose UID is slot 0. */
+  const tree = (constants: number, nonNull = false): ReadNode => ({
+    kind: "object",
+    entries: [
+      ...Array.from(
+        { length: constants },
+        (_, i) => [`k${i}`, { kind: "constant", value: `v${i}` }] as const,
+      ),
+      [
+        "event",
+        {
+          kind: "record",
+          object: events,
+          uid: 0,
+          node: {
+            kind: "object",
+            entries: [
+              ["At", { kind: "value", field: field("At"), nonNull }],
+              ["Count", { kind: "value", field: field("Count"), nonNull }],
+            ],
+          },
+        },
+      ],
+    ],
+  });
+  const write = async (values: Record<string, number | null>) => {
+    const record = newRecord(events, crypto.randomUUID(), values);
+    const users = { ...newRecord(USERS, record.CreatedBy as string, {}), UID: record.CreatedBy as string };
+    await store.unitOfWork(async (tx) => {
+      await tx.insertRecord(tenantId, USERS, users);
+      await tx.insertRecord(tenantId, events, record);
+    });
+    return record.UID as string;
+  };
+  const readJson = (node: ReadNode, uid: string) =>
+    (store.readJson as NonNullable<Store["readJson"]>)(tenantId, node, [uid]);
+
+  test("an object of more than 50 entries (100 function arguments) keeps every entry, in order", async () => {
+    const uid = await write({ At: 0, Count: 1 });
+    for (const constants of [0, 49, 50, 51, 120, 260]) {
+      const text = await readJson(tree(constants), uid);
+      const expected = {
+        ...Object.fromEntries(Array.from({ length: constants }, (_, i) => [`k${i}`, `v${i}`])),
+        event: { At: "1970-01-01T00:00:00.000Z", Count: 1 },
+      };
+      expect(JSON.stringify(JSON.parse(text))).toBe(JSON.stringify(expected));
+    }
+  });
+
+  test("instants print as toISOString does, the year 0 and both ends of the range included", async () => {
+    const instants = [
+      FIRST_INSTANT,
+      FIRST_INSTANT + 59 * 86_400_000 + 1,
+      YEAR_ONE - 1,
+      YEAR_ONE,
+      -1,
+      0,
+      1_714_564_800_123,
+      LAST_INSTANT,
+    ];
+    for (const at of instants) {
+      const uid = await write({ At: at, Count: null });
+      const answer = JSON.parse(await readJson(tree(0), uid)) as { event: { At: string } };
+      expect({ at, printed: answer.event.At }).toEqual({ at, printed: new Date(at).toISOString() });
+    }
+  });
+
+  test("a value the resolvers would refuse fails the statement: instants past the range, Ints past 32 bits, a null promised not null", async () => {
+    const cases: [Record<string, number | null>, boolean][] = [
+      [{ At: FIRST_INSTANT - 1, Count: 1 }, false],
+      [{ At: LAST_INSTANT + 1, Count: 1 }, false],
+      [{ At: 0, Count: 2 ** 31 }, false],
+      [{ At: 0, Count: null }, true],
+    ];
+    for (const [values, nonNull] of cases) {
+      const uid = await write(values);
+      await expect(readJson(tree(0, nonNull), uid)).rejects.toThrow();
+    }
+    const fine = await write({ At: 0, Count: -(2 ** 31) });
+    expect(JSON.parse(await readJson(tree(0, true), fine))).toEqual({
+      event: { At: "1970-01-01T00:00:00.000Z", Count: -(2 ** 31) },
+    });
+  });
+});
