@@ -16,6 +16,8 @@ export const LIVE_PATH = "/graphql/subscriptions";
 export function liveRoutes(live: LiveService) {
   const connections = new WeakMap<object, LiveConnection>();
   return new Elysia({ name: "live-subscriptions" }).ws(LIVE_PATH, {
+    // Not a REST operation: OpenAPI has no words for a WebSocket (README describes the endpoint).
+    detail: { hide: true },
     upgrade({ request, set }) {
       const protocol = chooseProtocol(request.headers.get("sec-websocket-protocol"));
       if (protocol) set.headers["sec-websocket-protocol"] = protocol;
