@@ -36,6 +36,8 @@ import { openapiRoutes } from "./http/openapi-routes.ts";
 import { requestContextPlugin } from "./http/request-context-plugin.ts";
 import type { RouteEntry } from "./http/route-table.ts";
 import { upgradeGuard } from "./http/upgrade-guard.ts";
+import { liveRoutes } from "./live/live-routes.ts";
+import type { LiveService } from "./live/live-service.ts";
 import type { CoreServices } from "./services.ts";
 import { webhookRoutes } from "./webhooks/webhook-routes.ts";
 import { createWebhookService } from "./webhooks/webhook-service.ts";
@@ -50,6 +52,8 @@ export interface AppDeps extends CoreServices {
   log: Logger;
   /** The process's metrics registry: the app's families go on it, `GET /metrics` renders it. */
   metrics: Registry;
+  /** Live subscriptions: the WebSocket endpoint `/graphql/subscriptions`. */
+  live: LiveService;
 }
 
 const API_INFO = {
@@ -72,6 +76,7 @@ export function createApp({
   rateLimiter,
   log,
   metrics,
+  live,
 }: AppDeps) {
   const limits = documentLimits(config);
   const reads =
@@ -120,6 +125,7 @@ export function createApp({
     .use(customRoutes(limited, catalogues))
     .use(configVarRoutes(limited, configVars))
     .use(graphqlRoutes(limited, graphql, { persisted, maxBatch: config.GRAPHQL_MAX_BATCH }))
-    .use(webhookRoutes(limited, webhooks));
+    .use(webhookRoutes(limited, webhooks))
+    .use(liveRoutes(live));
   return app;
 }

@@ -140,6 +140,26 @@ export const ApiConfigSchema = z.object({
   RATE_LIMIT_TENANT_PER_SECOND: requestRate(1000),
   /** How many requests one tenant may make at once before its rate applies. Default 2000. */
   RATE_LIMIT_TENANT_BURST: positiveInt(2000),
+  /** Live-subscription WebSocket connections one token may hold on one API process. Default 10. */
+  LIVE_MAX_CONNECTIONS_PER_TOKEN: positiveInt(10),
+  /** Subscriptions one live connection may hold; past it a subscribe is answered with an error. Default 100. */
+  LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION: positiveInt(100),
+  /** Largest message a live client may send, in bytes; Bun closes a larger one with 1009. Default 64 KiB. */
+  LIVE_MAX_MESSAGE_BYTES: positiveInt(64 * 1024),
+  /**
+   * Bytes a live socket may hold unsent; a client that reads slower than its events arrive is
+   * closed (1013) once past it, so it cannot make the process's memory grow. Default 1 MiB.
+   */
+  LIVE_MAX_BUFFERED_BYTES: positiveInt(1024 * 1024),
+  /** How long a live client has to send `connection_init` before it is closed (4408), in ms. Default 10 s. */
+  LIVE_INIT_TIMEOUT_MS: positiveInt(10_000),
+  /** How often a live connection is sent the protocol's keep-alive (`ping` or `ka`), in ms. Default 12 s. */
+  LIVE_KEEP_ALIVE_MS: positiveInt(12_000),
+  /**
+   * How often each API process re-reads the tokens its live connections hold, closing those of a
+   * revoked or expired token or a deactivated user (4403), in ms. Default 2000.
+   */
+  LIVE_AUTH_RECHECK_MS: positiveInt(2000),
 });
 
 /** `*`, or an origin exactly as a browser sends it: scheme, host and port only, no trailing slash. */

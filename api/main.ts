@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   }
 
   const metrics = createMetricsRegistry({ build: readBuildInfo(config.GIT_COMMIT) });
-  const { app, feed, retention, stop } = createApiRuntime(config, services, redis, log, metrics);
+  const { app, feed, retention, live, stop } = createApiRuntime(config, services, redis, log, metrics);
 
   try {
     app.listen(serverOptions(config));
@@ -56,6 +56,7 @@ async function main(): Promise<void> {
   );
   feed.start();
   retention.start();
+  live.start();
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -63,6 +64,8 @@ async function main(): Promise<void> {
     stopping = true;
     log.info("shutting down", { signal });
     await drainRequests(app.server, config.SHUTDOWN_GRACE_MS);
+    // Live sockets are told to go (1001) before the server closes them without a word.
+    live.shutdown();
     await app.stop(true);
     await stop();
     await redis.quit().catch(() => undefined);

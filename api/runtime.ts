@@ -19,8 +19,11 @@ import { createCommitSignal } from "./feed/commit-signal.ts";
 import { createLease } from "./feed/feed-lease.ts";
 import { registerFeedMetrics } from "./feed/feed-metrics.ts";
 import { createFeedTailer } from "./feed/feed-tailer.ts";
+import { createLiveConsumer } from "./feed/live-consumer.ts";
 import { createWebhookConsumer } from "./feed/webhook-consumer.ts";
 import { createTenantSchemas } from "./graphql/tenant-schemas.ts";
+import { createLiveFanout } from "./live/live-fanout.ts";
+import { createLiveService } from "./live/live-service.ts";
 import { createRetentionSweeper } from "./retention/retention-sweeper.ts";
 import type { CoreServices } from "./services.ts";
 import { createWebhookCompiler } from "./webhooks/webhook-compiler.ts";
@@ -51,7 +54,13 @@ export function createApiRuntime(
   const feed = createFeedTailer({
     store,
     lease: createLease(redis, keys.feedLease, config.FEED_LEASE_MS),
-    consumers: [webhooks],
+    // Webhooks first: a live subscriber is never told of a change before its webhooks are logged.
+    consumers: [
+      webhooks,
+      createLiveConsumer(async (tenantId, message) => {
+        await redis.publish(keys.liveChannel(tenantId), message);
+      }),
+    ],
     log,
     batchSize: config.FEED_BATCH_SIZE,
     idleMs: config.FEED_POLL_MS,
@@ -71,7 +80,37 @@ export function createApiRuntime(
     createRedisRateLimiter({ redis, keys, rules: rateLimitRules(config), log }),
     metrics,
   );
-  const app = createApp({ config, redis, log, schemas, deliveryQueue, rateLimiter, metrics, ...services });
+  // Pub/sub needs a connection of its own: in subscriber mode it can send nothing else.
+  const subscriber = redis.duplicate();
+  const live = createLiveService({
+    store,
+    auth: services.auth,
+    catalogues,
+    schemas,
+    fanout: createLiveFanout({ subscriber, keys, store, catalogues, log }),
+    settings: {
+      maxConnectionsPerToken: config.LIVE_MAX_CONNECTIONS_PER_TOKEN,
+      maxSubscriptionsPerConnection: config.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION,
+      maxBufferedBytes: config.LIVE_MAX_BUFFERED_BYTES,
+      initTimeoutMs: config.LIVE_INIT_TIMEOUT_MS,
+      keepAliveMs: config.LIVE_KEEP_ALIVE_MS,
+      authRecheckMs: config.LIVE_AUTH_RECHECK_MS,
+      maxSelectionFields: config.WEBHOOK_MAX_SELECTION_FIELDS,
+    },
+    log,
+    metrics,
+  });
+  const app = createApp({
+    config,
+    redis,
+    log,
+    schemas,
+    deliveryQueue,
+    rateLimiter,
+    metrics,
+    live,
+    ...services,
+  });
   return {
     app,
     metrics,
@@ -79,9 +118,12 @@ export function createApiRuntime(
     retention,
     schemas,
     deliveryQueue,
+    live,
     /** Stops the feed and the sweeper and closes the queue (the caller closes Redis and the store). */
     async stop(): Promise<void> {
+      live.shutdown();
       await Promise.all([feed.stop(), retention.stop()]);
+      subscriber.disconnect();
       // Redis may be away at shutdown: do not wait on it forever.
       await Promise.race([deliveryQueue.close().catch(() => undefined), Bun.sleep(1000)]);
     },

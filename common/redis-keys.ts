@@ -22,6 +22,11 @@ export function redisKeys(prefix: string) {
      * its tenant's buckets share a Redis Cluster slot and one script can take from both.
      */
     tokenRateBucket: (tenantId: string, tokenId: string) => `${prefix}:rate:{${tenantId}}:token:${tokenId}`,
+    /**
+     * The pub/sub channel of one tenant's committed changes, for live subscriptions: one per
+     * tenant, so Redis sends a process only the tenants whose sockets it holds.
+     */
+    liveChannel: (tenantId: string) => `${prefix}:live:${tenantId}`,
     /** The request-rate bucket of one tenant (all its tokens together). */
     tenantRateBucket: (tenantId: string) => `${prefix}:rate:{${tenantId}}:tenant`,
   } as const;

@@ -169,7 +169,7 @@ export function createGraphQLService(
         return answer(
           requestError(
             "GRAPHQL_VALIDATION_FAILED",
-            "subscriptions are delivered by webhooks: register this one with POST /webhooks",
+            "subscriptions are delivered by webhooks (register this one with POST /webhooks) or live over WebSocket at /graphql/subscriptions",
           ),
           200,
           operation.operation,

@@ -16,11 +16,23 @@
  */
 import type { ApiConfig } from "../config.ts";
 
-export function serverOptions(config: Pick<ApiConfig, "PORT" | "HOST">) {
+/** Bun's own send-buffer cap, kept above LIVE_MAX_BUFFERED_BYTES: past it Bun would drop messages unsaid. */
+const BUN_BACKPRESSURE_FLOOR = 16 * 1024 * 1024;
+
+export function serverOptions(
+  config: Pick<ApiConfig, "PORT" | "HOST" | "LIVE_MAX_MESSAGE_BYTES" | "LIVE_MAX_BUFFERED_BYTES">,
+) {
   return {
     port: config.PORT,
     hostname: config.HOST,
     reusePort: false,
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // Live subscriptions: a larger client message is closed by Bun with 1009 before it is buffered;
+    // the send buffer is bounded by the connection itself (api/live/live-connection.ts).
+    websocket: {
+      maxPayloadLength: config.LIVE_MAX_MESSAGE_BYTES,
+      backpressureLimit: Math.max(BUN_BACKPRESSURE_FLOOR, 2 * config.LIVE_MAX_BUFFERED_BYTES),
+      closeOnBackpressureLimit: false,
+    },
   };
 }

@@ -2,8 +2,8 @@
  * Refuses a WebSocket upgrade asked of a route that is not a WebSocket endpoint, with 400 in the
  * error shape, before the route runs: without this a plain GET route would answer the upgrade as
  * an ordinary request (a GraphQL GET without a query, say), which tells the client nothing.
- * `/graphql/subscriptions` is kept for live subscriptions; once its WebSocket route exists, the
- * route table lets its upgrades through.
+ * `/graphql/subscriptions` (api/live/live-routes.ts) is a WebSocket route: the route table lets
+ * its upgrades through.
  */
 import { Elysia } from "elysia";
 import { BadRequestError } from "../../common/errors.ts";

@@ -175,7 +175,7 @@ describe("Apollo Client's links against the real server", () => {
 
   beforeAll(async () => {
     t = await createTestApp();
-    t.app.listen(serverOptions({ PORT: 0, HOST: "127.0.0.1" }));
+    t.app.listen(serverOptions({ ...t.config, PORT: 0, HOST: "127.0.0.1" }));
     uri = `http://127.0.0.1:${t.app.server?.port}/graphql/graphql`;
     token = (await t.provision("apollo")).adminToken;
   });

@@ -74,7 +74,7 @@ describe("the HTTP edge over a socket", () => {
   let token = "";
   beforeAll(async () => {
     t = await createTestApp({ MAX_BODY_BYTES: String(MAX_BODY_BYTES) });
-    t.app.listen(serverOptions({ PORT: 0, HOST: "127.0.0.1" }));
+    t.app.listen(serverOptions({ ...t.config, PORT: 0, HOST: "127.0.0.1" }));
     port = t.app.server?.port ?? 0;
     token = (await t.provision("edge")).adminToken;
   });

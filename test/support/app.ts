@@ -137,6 +137,7 @@ export async function createTestApp(
   return {
     app,
     feed,
+    live: runtime.live,
     metrics: runtime.metrics,
     config,
     store,
