@@ -18,7 +18,7 @@ export interface LiveFeedMessage {
 /** Sends one tenant's message to every API process (Redis PUBLISH on the tenant's channel). */
 export type LivePublish = (tenantId: string, message: string) => Promise<void>;
 
-export function encodeLiveMessage(message: LiveFeedMessage): string {
+function encodeLiveMessage(message: LiveFeedMessage): string {
   return JSON.stringify(message);
 }
 

@@ -11,7 +11,7 @@ import { CLOSE } from "./close-codes.ts";
 import type { LiveConnection } from "./live-connection.ts";
 import type { LiveService } from "./live-service.ts";
 
-export const LIVE_PATH = "/graphql/subscriptions";
+const LIVE_PATH = "/graphql/subscriptions";
 
 export function liveRoutes(live: LiveService) {
   const connections = new WeakMap<object, LiveConnection>();

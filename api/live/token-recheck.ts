@@ -11,7 +11,7 @@ import type { Store } from "../store/store.ts";
 import type { LiveHub } from "./live-hub.ts";
 
 /** Why a token no longer holds, or null when it does. Pure. */
-export function tokenProblem(
+function tokenProblem(
   token: { revokedAt: number | null; expiresAt: number | null } | null,
   user: { isActive: boolean } | null,
   now: number,
