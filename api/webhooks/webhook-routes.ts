@@ -224,8 +224,9 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
     .post(
       "/:id/secret/rotate",
       async ({ principal, params, body }) => {
-        // No body at all asks for the default grace period.
-        const { graceSeconds } = parseBody(RotateSchema, body ?? {});
+        // No body at all (Elysia reads none as an empty text) asks for the default grace period.
+        const none = body === undefined || body === null || body === "";
+        const { graceSeconds } = parseBody(RotateSchema, none ? {} : body);
         return {
           result: { secret: await webhooks.rotateSecret(principal.tenantId, params.id, graceSeconds) },
         };
