@@ -5,6 +5,7 @@
  * Standard Webhooks signature, body) out. Pure.
  */
 import type { DeliveryJob } from "../common/delivery-job.ts";
+import type { SentRequest } from "../common/delivery-log/delivery-log.ts";
 import { MissingVariablesError, renderTemplate, templateVariables } from "../common/template.ts";
 import { NO_SECRETS, type Redactor } from "./redact-secrets.ts";
 import { InvalidWebhookSecretError, signPayload } from "./sign-payload.ts";
@@ -54,6 +55,11 @@ export interface RequestInput {
   variables: ReadonlyMap<string, string>;
   /** The webhook secret, `whsec_...`. */
   secret: string;
+  /**
+   * The secret before the last rotation, while its grace period lasts: the request is signed with
+   * it too, after `secret` (receivers not yet given the new one still verify). Default: none.
+   */
+  previousSecret?: string | null;
   /** The attempt's `webhook-timestamp`, unix seconds. */
   timestampSeconds: number;
   /** Hides the values of the secret variables among `variables`. Default: none to hide. */
@@ -102,6 +108,9 @@ export function buildDeliveryRequest(input: RequestInput): DeliveryRequest {
   let signature: string;
   try {
     signature = signPayload(input.secret, job.deliveryId, input.timestampSeconds, body);
+    // Standard Webhooks: several space-separated signatures, any one of which verifies.
+    if (input.previousSecret)
+      signature += ` ${signPayload(input.previousSecret, job.deliveryId, input.timestampSeconds, body)}`;
   } catch (error) {
     if (error instanceof InvalidWebhookSecretError)
       throw new UndeliverableError("invalid_secret", error.message);
@@ -117,4 +126,15 @@ export function buildDeliveryRequest(input: RequestInput): DeliveryRequest {
 
   const port = url.port || (url.protocol === "https:" ? "443" : "80");
   return { url, headers, body, endpoint: `${url.hostname}:${port}`, redactor: input.redactor ?? NO_SECRETS };
+}
+
+/**
+ * What the delivery log keeps of a request as it leaves: its URL and headers, through its redactor
+ * (secret variables shown as `{{ NAME }}`; the signatures stay, they reveal no secret).
+ */
+export function sentRequestOf(request: DeliveryRequest): SentRequest {
+  const { redactor } = request;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of request.headers) headers[name] = redactor.redact(value);
+  return { url: redactor.redact(request.url.href), headers };
 }

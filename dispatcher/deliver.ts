@@ -13,7 +13,7 @@ import type { DeliveryStore, DeliveryWebhook } from "../common/delivery-log/deli
 import type { Logger } from "../common/log.ts";
 import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
 import { NOT_YET, valueNow } from "../common/settled.ts";
-import { buildDeliveryRequest, type DeliveryRequest, variablesOf } from "./build-request.ts";
+import { buildDeliveryRequest, type DeliveryRequest, sentRequestOf, variablesOf } from "./build-request.ts";
 import { createBusyParking, type ParkingRules } from "./busy-parking.ts";
 import { classifyResponse } from "./classify-response.ts";
 import { type DeliveryOutcome, decideOutcome, maxAttempts, type RetryPolicy } from "./decide-outcome.ts";
@@ -141,11 +141,15 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
         secrets.set(v.key, value);
       }
     }
+    const secretContext = webhookSecretContext(job.tenantId, webhook.id);
+    const previous = webhook.previousSealedSecret;
+    const inGrace = previous !== null && (webhook.previousSecretUntil ?? 0) > now();
     return buildDeliveryRequest({
       job,
       webhook,
       variables,
-      secret: open(webhook.sealedSecret, webhookSecretContext(job.tenantId, webhook.id)),
+      secret: open(webhook.sealedSecret, secretContext),
+      previousSecret: inGrace ? open(previous, secretContext) : null,
       timestampSeconds: Math.floor(now() / 1000),
       redactor: redactorOf(secrets),
     });
@@ -214,7 +218,7 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     // leaves this attempt in the log, in flight, for the delivery's next attempt to close as unknown.
     let started: number | null;
     try {
-      started = await store.startAttempt(job.tenantId, job.deliveryId, now());
+      started = await store.startAttempt(job.tenantId, job.deliveryId, now(), sentRequestOf(request));
     } catch (error) {
       void release(lease);
       throw error;

@@ -1,8 +1,10 @@
 /**
  * Webhooks as deployable artifacts: a command-line client of the REST API
  * (`npm run webhooks -- <command>`). Deploys a webhook from a JSON file
- * (create, or replace the one with the same name), lists, deletes, and sets
- * config variables. Talks HTTP only: SERVICE_URL and SERVICE_TOKEN.
+ * (create, or replace the one with the same name), lists, deletes, sets
+ * config variables, rotates a signing secret, sends a test delivery, enables a
+ * webhook a 410 Gone disabled and lists its deliveries. Talks HTTP only:
+ * SERVICE_URL and SERVICE_TOKEN.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -13,7 +15,13 @@ export const WEBHOOK_TOOL_USAGE = `usage: npm run webhooks -- <command>   (env: 
   deploy <file.json>                 create the webhook, or replace the one with the same name
   list                               one line per webhook: id, name, url, enabled
   delete <name-or-id>
-  set-var <KEY> <value> [--secret] [--description <text>]`;
+  set-var <KEY> <value> [--secret] [--description <text>]
+  rotate-secret <name-or-id> [--grace <seconds>]   new signing secret; the old one signs too for the
+                                     grace period (default 86400)
+  test <name-or-id>                  send a signed example delivery
+  enable <name-or-id>                enable a webhook a 410 Gone disabled
+  deliveries <name-or-id> [--status <pending|delivering|succeeded|failed>] [--limit <n>]
+                                     newest first: id, created, status, attempts, test`;
 
 export const WebhookToolConfigSchema = z.object({
   SERVICE_URL: z.preprocess(emptyAsUndefined, z.string().url().default("http://127.0.0.1:3000")),
@@ -45,12 +53,26 @@ interface WebhookView {
   enabled: boolean;
 }
 
+interface DeliveryView {
+  id: string;
+  createdAt: string;
+  status: string;
+  attemptCount: number;
+  test: boolean;
+}
+
 /** Runs one command. @returns the lines to print. @throws Error with the service's message. */
 export async function runWebhookTool(argv: string[], call: Call): Promise<string[]> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { secret: { type: "boolean" }, description: { type: "string" } },
+    options: {
+      secret: { type: "boolean" },
+      description: { type: "string" },
+      grace: { type: "string" },
+      status: { type: "string" },
+      limit: { type: "string" },
+    },
   });
   const [command, first, second] = positionals;
   const expectOk = (answer: Awaited<ReturnType<Call>>) => {
@@ -63,6 +85,11 @@ export async function runWebhookTool(argv: string[], call: Call): Promise<string
     return answer.body.result;
   };
   const webhooks = async () => expectOk(await call("GET", "/webhooks")) as WebhookView[];
+  const target = async () => {
+    const found = (await webhooks()).find((w) => w.id === first || w.name === first);
+    if (!found) throw new Error(`no webhook named or with id '${first ?? ""}'`);
+    return found;
+  };
 
   switch (command) {
     case "deploy": {
@@ -85,10 +112,46 @@ export async function runWebhookTool(argv: string[], call: Call): Promise<string
         (w) => `${w.id}\t${w.name}\t${w.url}\t${w.enabled ? "enabled" : "disabled"}`,
       );
     case "delete": {
-      const target = (await webhooks()).find((w) => w.id === first || w.name === first);
-      if (!target) throw new Error(`no webhook named or with id '${first ?? ""}'`);
-      expectOk(await call("DELETE", `/webhooks/${target.id}`));
-      return [`deleted ${target.name} (${target.id})`];
+      const webhook = await target();
+      expectOk(await call("DELETE", `/webhooks/${webhook.id}`));
+      return [`deleted ${webhook.name} (${webhook.id})`];
+    }
+    case "rotate-secret": {
+      const webhook = await target();
+      // Checked by the service (an integer within bounds): a wrong value comes back as its message.
+      const body = values.grace === undefined ? {} : { graceSeconds: Number(values.grace) };
+      const { secret } = expectOk(await call("POST", `/webhooks/${webhook.id}/secret/rotate`, body)) as {
+        secret: string;
+      };
+      return [`new signing secret (shown once): ${secret}`];
+    }
+    case "test": {
+      const webhook = await target();
+      const { id } = expectOk(await call("POST", `/webhooks/${webhook.id}/test`)) as { id: string };
+      return [`test delivery ${id} queued for ${webhook.name}`];
+    }
+    case "enable": {
+      const webhook = await target();
+      expectOk(await call("POST", `/webhooks/${webhook.id}/enable`));
+      return [`${webhook.name} is enabled`];
+    }
+    case "deliveries": {
+      const webhook = await target();
+      const query = new URLSearchParams();
+      if (values.status !== undefined) query.set("status", values.status);
+      if (values.limit !== undefined) query.set("limit", values.limit);
+      const listed = expectOk(
+        await call("GET", `/webhooks/${webhook.id}/deliveries?${query}`),
+      ) as DeliveryView[];
+      return listed.map((d) =>
+        [
+          d.id,
+          d.createdAt,
+          d.status,
+          `${d.attemptCount} attempt${d.attemptCount === 1 ? "" : "s"}`,
+          ...(d.test ? ["test"] : []),
+        ].join("\t"),
+      );
     }
     case "set-var": {
       if (!first || second === undefined) throw new Error("set-var needs a KEY and a value");

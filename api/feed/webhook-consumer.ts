@@ -69,6 +69,7 @@ const pendingDelivery = ({ job, bodyText }: PlannedDelivery, at: number): Delive
   part: job.part ?? 0,
   status: "pending",
   body: bodyText,
+  test: false,
   attempts: 0,
   committedAt: job.committedAt,
   createdAt: at,

@@ -62,8 +62,14 @@ function fires(subscription: Subscription, change: LoggedChange, context: MatchC
   return true;
 }
 
-/** `{"data":{"schemaX":{...members in the order selected}}}`. INSERT: previous = data; DELETE: both the last values. */
-function shapeElement(subscription: Subscription, change: LoggedChange): unknown {
+/**
+ * The element a change makes for a subscription that fires on it:
+ * `{"data":{"schemaX":{...members in the order selected}}}`. INSERT: previous = data; DELETE: both the last values.
+ */
+export function shapeElement(
+  subscription: Subscription,
+  change: Pick<LoggedChange, "operation" | "before" | "after" | "committedAt">,
+): unknown {
   const data = (change.after ?? change.before) as RecordValues;
   const previous = change.operation === "UPDATE" ? (change.before as RecordValues) : data;
   const fieldsByName = new Map(subscription.object.fields.map((field) => [field.name, field]));

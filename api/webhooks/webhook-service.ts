@@ -1,16 +1,19 @@
 /**
  * Webhooks of a tenant: definitions checked in full before they are stored
  * (subscription against the tenant's schema, filters compiled, selection size,
- * URL scheme, headers, `{{ VAR }}` names defined), a signing secret shown once, the
- * delivery log, and manual redelivery.
+ * URL scheme, headers, `{{ VAR }}` names defined), a signing secret shown once and
+ * rotated with a grace period, the delivery log, manual redelivery, test deliveries and
+ * re-enabling a webhook a 410 Gone disabled.
  */
 import { randomBytes } from "node:crypto";
+import { deliveryIdOf } from "../../common/delivery-job.ts";
 import { ConflictError, type ErrorDetail, NotFoundError, ValidationError } from "../../common/errors.ts";
 import { type SecretBox, webhookSecretContext } from "../../common/secret-box.ts";
 import { templateVariables } from "../../common/template.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
-import type { DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
+import type { DeliveryAttempt, DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
+import { exampleElement } from "../subscriptions/example-event.ts";
 import { parseSubscription } from "../subscriptions/parse-subscription.ts";
 import { selectionProblems } from "../subscriptions/selection-limits.ts";
 import type { WebhookDraft, WebhookInput } from "./webhook-input.ts";
@@ -30,6 +33,14 @@ export interface WebhookServiceDeps {
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
+
+/** How long the previous secret keeps signing after a rotation, unless the call says otherwise: one day. */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
+/** The longest grace period a rotation may ask for: 30 days (two secrets signing is meant to be brief). */
+export const MAX_ROTATION_GRACE_SECONDS = 30 * 86_400;
+
+/** A new signing secret: `whsec_` and the base64 of 24 random bytes (Standard Webhooks). */
+const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`;
 
 export function createWebhookService({
   store,
@@ -107,7 +118,7 @@ export function createWebhookService({
     if (!webhook.enabled) {
       const why = webhook.disabledReason ? ` (${webhook.disabledReason})` : "";
       throw new ConflictError(
-        `the webhook is disabled${why}; PUT its definition to enable it again, then redeliver`,
+        `the webhook is disabled${why}; enable it again (POST /webhooks/${id}/enable), then redeliver`,
       );
     }
     return webhook;
@@ -117,15 +128,20 @@ export function createWebhookService({
     /** Creates the webhook. @returns it with its signing secret in clear (shown this once). */
     async create(tenantId: string, draft: WebhookDraft): Promise<{ webhook: WebhookRecord; secret: string }> {
       const input = await check(tenantId, draft);
-      const secret = `whsec_${randomBytes(24).toString("base64")}`;
+      const secret = newSecret();
       const id = crypto.randomUUID();
       const webhook: WebhookRecord = {
         tenantId,
         id,
         ...input,
         secret: box.seal(secret, webhookSecretContext(tenantId, id)),
+        previousSecret: null,
+        previousSecretUntil: null,
         enabled: true,
         disabledReason: null,
+        disabledAt: null,
+        enabledBy: null,
+        enabledAt: null,
         version: 1,
         createdAt: now(),
         updatedAt: now(),
@@ -141,8 +157,10 @@ export function createWebhookService({
     list: (tenantId: string) => store.listWebhooks(tenantId),
     get: load,
 
-    /** Replaces the definition (the secret stays); re-enables a disabled webhook. */
-    async replace(tenantId: string, id: string, draft: WebhookDraft): Promise<WebhookRecord> {
+    /**
+     * Replaces the definition (the secret stays); re-enables a disabled webhook, as `userId`.
+     */
+    async replace(tenantId: string, id: string, draft: WebhookDraft, userId: string): Promise<WebhookRecord> {
       await load(tenantId, id);
       const input = await check(tenantId, draft);
       return store.unitOfWork(async (tx) => {
@@ -154,14 +172,90 @@ export function createWebhookService({
         const replaced = {
           ...existing,
           ...input,
-          enabled: true,
-          disabledReason: null,
+          ...(existing.enabled ? {} : { enabled: true, enabledBy: userId, enabledAt: now() }),
           version: existing.version + 1,
           updatedAt: now(),
         };
         await tx.replaceWebhook(replaced);
         return replaced;
       });
+    },
+
+    /**
+     * Enables a disabled webhook again, as `userId`; the time and reason it was disabled stay on
+     * its record. An enabled one is left as it is.
+     */
+    async enable(tenantId: string, id: string, userId: string): Promise<WebhookRecord> {
+      return store.unitOfWork(async (tx) => {
+        const existing = await tx.findWebhook(tenantId, id);
+        if (!existing) throw new NotFoundError(`no webhook with id '${id}'`);
+        if (existing.enabled) return existing;
+        const at = now();
+        const enabled = {
+          ...existing,
+          enabled: true,
+          enabledBy: userId,
+          enabledAt: at,
+          version: existing.version + 1,
+          updatedAt: at,
+        };
+        await tx.replaceWebhook(enabled);
+        return enabled;
+      });
+    },
+
+    /**
+     * Gives the webhook a new signing secret; the current one keeps signing beside it for
+     * `graceSeconds` (0: not at all), replacing any previous one still in its grace period.
+     * @returns the new secret in clear (shown this once).
+     */
+    async rotateSecret(tenantId: string, id: string, graceSeconds: number): Promise<string> {
+      const secret = newSecret();
+      const context = webhookSecretContext(tenantId, id);
+      await store.unitOfWork(async (tx) => {
+        const existing = await tx.findWebhook(tenantId, id);
+        if (!existing) throw new NotFoundError(`no webhook with id '${id}'`);
+        const at = now();
+        await tx.rotateWebhookSecret(tenantId, id, {
+          secret: box.seal(secret, context),
+          previousSecret: existing.secret,
+          previousSecretUntil: at + graceSeconds * 1000,
+          at,
+        });
+      });
+      return secret;
+    },
+
+    /**
+     * Sends an example delivery, shaped by the webhook's subscription with example values,
+     * logged as a test delivery and delivered like any other.
+     * @throws ConflictError when the webhook is disabled; ValidationError when its subscription
+     * no longer compiles against the tenant's model.
+     */
+    async sendTest(tenantId: string, id: string): Promise<DeliveryRecord> {
+      const webhook = await loadEnabled(tenantId, id);
+      const catalogue = await catalogues.get(tenantId);
+      const subscription = parseSubscription(webhook.query, schemas.get(catalogue).schema, catalogue);
+      const at = now();
+      // Its own "mutation": a test is no change, and its id must not meet a real mutation's delivery.
+      const mutationId = `test-${crypto.randomUUID()}`;
+      const delivery: DeliveryRecord = {
+        tenantId,
+        id: deliveryIdOf(id, mutationId, at),
+        webhookId: id,
+        mutationId,
+        part: 0,
+        status: "pending",
+        body: JSON.stringify([exampleElement(subscription, at)]),
+        test: true,
+        attempts: 0,
+        committedAt: at,
+        createdAt: at,
+        updatedAt: at,
+      };
+      await store.unitOfWork((tx) => tx.insertDeliveries([delivery]));
+      await redeliver([delivery]);
+      return delivery;
     },
 
     async delete(tenantId: string, id: string): Promise<void> {
@@ -177,6 +271,20 @@ export function createWebhookService({
         deliveries.map((d) => d.id),
       );
       return deliveries.map((delivery) => ({ delivery, attempts: attempts.get(delivery.id) ?? [] }));
+    },
+
+    /** One of the webhook's deliveries with its attempts. @throws NotFoundError */
+    async delivery(
+      tenantId: string,
+      webhookId: string,
+      deliveryId: string,
+    ): Promise<{ delivery: DeliveryRecord; attempts: DeliveryAttempt[] }> {
+      await load(tenantId, webhookId);
+      const delivery = await store.findDelivery(tenantId, deliveryId);
+      if (!delivery || delivery.webhookId !== webhookId)
+        throw new NotFoundError(`no delivery with id '${deliveryId}'`);
+      const attempts = await store.listAttempts(tenantId, [deliveryId]);
+      return { delivery, attempts: attempts.get(deliveryId) ?? [] };
     },
 
     /** Redelivers one delivery (whatever its status) of an enabled webhook. */

@@ -22,6 +22,8 @@ export interface DeliveryRecord {
   status: DeliveryStatus;
   /** The JSON array sent (as text). */
   body: string;
+  /** An example sent by POST /webhooks/{id}/test, not a change's event. */
+  test: boolean;
   attempts: number;
   committedAt: number;
   createdAt: number;
@@ -38,9 +40,24 @@ export interface AttemptRecord {
   error: string | null;
 }
 
-/** An attempt as logged: its number (from 1, in the order attempts started) and what it did. */
+/**
+ * The request an attempt sent, as logged when it left: the URL and headers rendered then, with the
+ * values of secret config variables replaced by `{{ NAME }}` (the webhook secret is never in a
+ * request; its signatures are). The body is the delivery's.
+ */
+export interface SentRequest {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * An attempt as logged: its number (from 1, in the order attempts started), what it did, and the
+ * request it sent (null when it sent none: the request could not be built, or it was logged before
+ * requests were kept).
+ */
 export interface DeliveryAttempt extends AttemptRecord {
   attempt: number;
+  request: SentRequest | null;
 }
 
 /** The error an attempt shows while its request is out and its outcome not yet recorded. */
@@ -53,13 +70,14 @@ export const IN_FLIGHT_ERROR = "in flight: no outcome yet";
 export const OUTCOME_UNKNOWN_ERROR =
   "outcome unknown: the dispatcher stopped before the outcome was known (the receiver may have got the request)";
 
+/** Which of a webhook's deliveries to list (GET /webhooks/{id}/deliveries). */
 export interface DeliveryQuery {
   status?: DeliveryStatus;
   /** Created at or after, ms. */
   since?: number;
   /** Created before, ms. */
   until?: number;
-  /** Keyset: deliveries created before this (createdAt, id), newest first. */
+  /** Keyset: deliveries created before this (createdAt, id), newest first: the page after the one ending there. */
   before?: { createdAt: number; id: string };
   limit: number;
 }

@@ -7,7 +7,7 @@
  * (SQLite: sqlite/sqlite-delivery-store.ts); open-delivery-store.ts opens it.
  */
 import type { ConfigType } from "../template.ts";
-import type { AttemptRecord, DeliveryStatus } from "./delivery-log.ts";
+import type { AttemptRecord, DeliveryStatus, SentRequest } from "./delivery-log.ts";
 
 /** A webhook as a delivery needs it. `sealedSecret` is still sealed for `webhookSecretContext`. */
 export interface DeliveryWebhook {
@@ -16,6 +16,9 @@ export interface DeliveryWebhook {
   url: string;
   headers: Record<string, string>;
   sealedSecret: string;
+  /** The secret before the last rotation, sealed the same way; it signs too until `previousSecretUntil` (ms). */
+  previousSealedSecret: string | null;
+  previousSecretUntil: number | null;
   enabled: boolean;
   disabledReason: string | null;
 }
@@ -41,14 +44,20 @@ export interface DeliveryStore {
   /** The tenant's variables among `keys` (absent ones are simply not returned). */
   findVariables(tenantId: string, keys: readonly string[]): Promise<StoredVariable[]>;
   /**
-   * Logs an attempt whose request is about to leave, before it does: numbered after the ones
+   * Logs an attempt whose request is about to leave, before it does, with that `request` (already
+   * redacted): numbered after the ones
    * logged so far, counted, in flight (error IN_FLIGHT_ERROR, no status code, duration 0), and the
    * delivery `delivering` (unless it is already final). Attempts of the delivery still in flight —
    * left by a dispatcher that stopped — are closed with OUTCOME_UNKNOWN_ERROR in the same
    * transaction. Resolves once committed, so that every request that leaves is in the log.
    * Returns the attempt's number, or null when the log has no such delivery (nothing is written).
    */
-  startAttempt(tenantId: string, deliveryId: string, startedAt: number): Promise<number | null>;
+  startAttempt(
+    tenantId: string,
+    deliveryId: string,
+    startedAt: number,
+    request: SentRequest,
+  ): Promise<number | null>;
   /**
    * Fills in the outcome of started attempt `number` (no longer in flight, even if closed as
    * unknown meanwhile) and sets the delivery's status, in one transaction.
@@ -72,7 +81,8 @@ export interface DeliveryStore {
     status: Exclude<DeliveryStatus, "delivering">,
   ): Promise<number | null>;
   /**
-   * Disables the webhook with a reason shown to administrators, in one transaction: its version
+   * Disables the webhook with a reason shown to administrators, and `at` as when it was disabled,
+   * in one transaction: its version
    * grows and so does its tenant's webhook set version (as any webhook write moves it), so the
    * API's change feed stops matching it. A missing webhook is no error.
    */

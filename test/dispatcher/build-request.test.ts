@@ -113,6 +113,18 @@ describe("buildDeliveryRequest", () => {
     expect(undeliverable(request)).toEqual(expected);
   });
 
+  test("while a rotated-out secret's grace lasts, both sign: the current one first, space-separated", () => {
+    const previous = "whsec_c2VjcmV0LWJlZm9yZS1yb3RhdGlvbg==";
+    const request = buildDeliveryRequest({ ...input({}), previousSecret: previous });
+    const body = JSON.stringify(job.body);
+    expect(request.headers.get("webhook-signature")).toBe(
+      `${signPayload(SECRET, "d-123", 1_700_000_000, body)} ${signPayload(previous, "d-123", 1_700_000_000, body)}`,
+    );
+    expect(
+      buildDeliveryRequest({ ...input({}), previousSecret: null }).headers.get("webhook-signature"),
+    ).toBe(signPayload(SECRET, "d-123", 1_700_000_000, body));
+  });
+
   test("variablesOf lists URL and header variables once", () => {
     expect(variablesOf({ id: "w", url: "https://{{A}}/{{B}}", headers: { x: "{{ B }}{{C}}" } })).toEqual([
       "A",

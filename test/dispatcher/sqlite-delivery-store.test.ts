@@ -7,6 +7,9 @@ import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../common/delivery-lo
 import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { migrate } from "../../common/store/sqlite/migrations.ts";
 
+/** The request an attempt is logged with (already redacted by the dispatcher). */
+const SENT = { url: "https://receiver.example/hook", headers: { "x-key": "{{ KEY }}" } };
+
 describe("SQLite delivery store", () => {
   const dir = mkdtempSync(join(tmpdir(), "tds-dstore-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,9 +34,9 @@ describe("SQLite delivery store", () => {
     ).toBe(2);
     expect(await store.recordAttempt("t", "missing", attempt, "failed")).toBeNull();
     // A finished delivery is not set back to delivering (a duplicate job's attempt is logged all the same).
-    expect(await store.startAttempt("t", "d1", 20)).toBe(3);
+    expect(await store.startAttempt("t", "d1", 20, SENT)).toBe(3);
     expect((await store.loadDelivery("t", "d1", "w")).status).toBe("succeeded");
-    expect(await store.startAttempt("t", "missing", 20)).toBeNull();
+    expect(await store.startAttempt("t", "missing", 20, SENT)).toBeNull();
     expect(api.query("SELECT attempt, status_code FROM delivery_attempts ORDER BY attempt").all()).toEqual([
       { attempt: 1, status_code: 500 },
       { attempt: 2, status_code: 200 },
@@ -61,7 +64,11 @@ describe("SQLite delivery store", () => {
 
     // The dispatcher that is killed: its attempt is committed when startAttempt resolves, before any send.
     const killed = await openDeliveryStore({ engine: "sqlite", path });
-    expect(await killed.startAttempt("t", "d1", 100)).toBe(1);
+    expect(await killed.startAttempt("t", "d1", 100, SENT)).toBe(1);
+    // The request it sends is logged with it, before it leaves.
+    expect(api.query("SELECT request FROM delivery_attempts WHERE attempt = 1").get()).toEqual({
+      request: JSON.stringify(SENT),
+    });
     const inFlight = {
       attempt: 1,
       started_at: 100,
@@ -75,7 +82,7 @@ describe("SQLite delivery store", () => {
 
     // The next dispatcher's attempt closes it as of unknown outcome, then logs its own.
     const next = await openDeliveryStore({ engine: "sqlite", path });
-    expect(await next.startAttempt("t", "d1", 200)).toBe(2);
+    expect(await next.startAttempt("t", "d1", 200, SENT)).toBe(2);
     const unknown = { ...inFlight, error: OUTCOME_UNKNOWN_ERROR, in_flight: 0 };
     expect(logged().attempts).toEqual([unknown, { ...inFlight, attempt: 2, started_at: 200 }]);
     const answer = { startedAt: 201, durationMs: 7, statusCode: 200, responseBody: "ok", error: null };

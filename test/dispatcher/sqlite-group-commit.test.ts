@@ -46,7 +46,7 @@ describe("SQLite delivery store group commit", () => {
   test("concurrent writes all land, each delivery's in order", async () => {
     const results = await Promise.all(
       ids.flatMap((id) => [
-        store.startAttempt("t", id, 1),
+        store.startAttempt("t", id, 1, { url: "http://r/", headers: {} }),
         store.finishAttempt("t", id, 1, attempt, "pending").then(() => "finished"),
         store.recordAttempt("t", id, attempt, "succeeded"),
       ]),

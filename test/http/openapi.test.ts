@@ -79,6 +79,7 @@ describe("the OpenAPI document", () => {
     const deliveries = doc.paths["/webhooks/{id}/deliveries"].get.parameters;
     expect(deliveries.map((p: Doc) => `${p.in}:${p.name}`).sort()).toEqual([
       "path:id",
+      "query:after",
       "query:cursor",
       "query:limit",
       "query:since",

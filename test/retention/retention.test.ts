@@ -77,6 +77,7 @@ async function delivery(
     part: 0,
     status: "pending",
     body: "[]",
+    test: false,
     attempts: 0,
     committedAt: createdAt,
     createdAt,

@@ -10,12 +10,31 @@ export interface WebhookRecord {
   query: string;
   headers: Record<string, string>;
   secret: string;
+  /**
+   * The secret before the last rotation, sealed like `secret`: deliveries are signed with it too
+   * until `previousSecretUntil` (ms). Both null when there is none.
+   */
+  previousSecret: string | null;
+  previousSecretUntil: number | null;
   enabled: boolean;
+  /** Why and when (ms) it was last disabled (a 410 Gone); kept once it is enabled again, as history. */
   disabledReason: string | null;
+  disabledAt: number | null;
+  /** The user who last enabled it again (POST /webhooks/{id}/enable, or a PUT of its definition), and when (ms). */
+  enabledBy: string | null;
+  enabledAt: number | null;
   /** Increases with every replacement; compiled subscriptions are cached by it. */
   version: number;
   createdAt: number;
   updatedAt: number;
+}
+
+/** A webhook's secrets after a rotation (sealed), and when it happened (ms). */
+export interface WebhookSecretRotation {
+  secret: string;
+  previousSecret: string;
+  previousSecretUntil: number;
+  at: number;
 }
 
 /** Reads of a tenant's webhooks. */
@@ -41,11 +60,18 @@ export interface WebhookWriter {
    */
   insertWebhook(webhook: WebhookRecord): Promise<void>;
   /**
-   * Replaces the definition (name, url, query, headers, enabled, disabledReason, updatedAt) of
-   * the tenant's webhook `webhook.id` and bumps its version; the secret and creation time stay.
+   * Replaces the definition (name, url, query, headers, enabled, disabledReason, disabledAt,
+   * enabledBy, enabledAt, updatedAt) of the tenant's webhook `webhook.id` and bumps its version;
+   * the secrets and creation time stay.
    * @throws ConflictError when another webhook of the tenant has the new name.
    */
   replaceWebhook(webhook: WebhookRecord): Promise<void>;
+  /**
+   * Sets the tenant's webhook `id`'s secrets (sealed): the new `secret`, and the `previousSecret`
+   * that signs beside it until `previousSecretUntil`; bumps its version and updatedAt. False when
+   * the tenant has no such webhook.
+   */
+  rotateWebhookSecret(tenantId: string, id: string, rotation: WebhookSecretRotation): Promise<boolean>;
   /** Deletes the tenant's webhook; false when it has none with this id. */
   deleteWebhook(tenantId: string, id: string): Promise<boolean>;
 }

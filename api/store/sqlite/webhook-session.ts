@@ -17,8 +17,13 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   query: row.query,
   headers: decodeHeaders(row),
   secret: row.secret,
+  previousSecret: row.previous_secret,
+  previousSecretUntil: row.previous_secret_until,
   enabled: row.enabled === 1,
   disabledReason: row.disabled_reason,
+  disabledAt: row.disabled_at,
+  enabledBy: row.enabled_by,
+  enabledAt: row.enabled_at,
   version: row.version,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
@@ -39,11 +44,17 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
       "SELECT * FROM webhooks WHERE tenant_id = ? AND name = ?",
     ),
     insert: db.query(
-      `INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, disabled_reason, version, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, previous_secret,
+         previous_secret_until, enabled, disabled_reason, disabled_at, enabled_by, enabled_at, version, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     replace: db.query(
       `UPDATE webhooks SET name = ?, url = ?, query = ?, headers = ?, enabled = ?, disabled_reason = ?,
+         disabled_at = ?, enabled_by = ?, enabled_at = ?, version = version + 1, updated_at = ?
+       WHERE tenant_id = ? AND id = ?`,
+    ),
+    rotate: db.query(
+      `UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_until = ?,
          version = version + 1, updated_at = ? WHERE tenant_id = ? AND id = ?`,
     ),
     delete: db.query("DELETE FROM webhooks WHERE tenant_id = ? AND id = ?"),
@@ -71,8 +82,13 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           w.query,
           JSON.stringify(w.headers),
           w.secret,
+          w.previousSecret,
+          w.previousSecretUntil,
           w.enabled ? 1 : 0,
           w.disabledReason,
+          w.disabledAt,
+          w.enabledBy,
+          w.enabledAt,
           w.version,
           w.createdAt,
           w.updatedAt,
@@ -89,12 +105,20 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           JSON.stringify(w.headers),
           w.enabled ? 1 : 0,
           w.disabledReason,
+          w.disabledAt,
+          w.enabledBy,
+          w.enabledAt,
           w.updatedAt,
           w.tenantId,
           w.id,
         ),
       );
       if (changes > 0) bumpWebhookSetVersion(db, w.tenantId);
+    },
+    rotateWebhookSecret: async (tenantId, id, r) => {
+      const { changes } = q.rotate.run(r.secret, r.previousSecret, r.previousSecretUntil, r.at, tenantId, id);
+      if (changes > 0) bumpWebhookSetVersion(db, tenantId);
+      return changes > 0;
     },
     deleteWebhook: async (tenantId, id) => {
       const deleted = q.delete.run(tenantId, id).changes > 0;

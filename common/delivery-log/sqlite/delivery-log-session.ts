@@ -15,6 +15,7 @@ import type {
   DeliveryLogRetention,
   DeliveryLogWriter,
   DeliveryRecord,
+  SentRequest,
 } from "../delivery-log.ts";
 
 interface DeliveryRow {
@@ -25,6 +26,7 @@ interface DeliveryRow {
   part: number;
   status: DeliveryRecord["status"];
   body: string;
+  test: number;
   attempts: number;
   committed_at: number;
   created_at: number;
@@ -50,6 +52,8 @@ interface AttemptRow {
   status_code: number | null;
   response_body: string | null;
   error: string | null;
+  /** SentRequest as JSON; null when none was sent or kept. */
+  request: string | null;
 }
 
 const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
@@ -60,6 +64,7 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   part: row.part,
   status: row.status,
   body: row.body,
+  test: row.test === 1,
   attempts: row.attempts,
   committedAt: row.committed_at,
   createdAt: row.created_at,
@@ -73,6 +78,7 @@ const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
   statusCode: row.status_code,
   responseBody: row.response_body,
   error: row.error,
+  request: row.request === null ? null : (JSON.parse(row.request) as SentRequest),
 });
 
 /** The delivery log's reads, writes and retention step over `db` (writes and retention inside a unit of work). */
@@ -84,8 +90,8 @@ export function createDeliveryLogSession(
       "SELECT * FROM deliveries WHERE tenant_id = ? AND id = ?",
     ),
     insertDelivery: db.query(
-      `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, part, status, body, attempts, committed_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, part, status, body, test, attempts, committed_at, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     reset: db.query(
       "UPDATE deliveries SET status = 'pending', updated_at = ? WHERE tenant_id = ? AND id = ?",
@@ -141,6 +147,7 @@ export function createDeliveryLogSession(
           d.part,
           d.status,
           d.body,
+          d.test ? 1 : 0,
           d.attempts,
           d.committedAt,
           d.createdAt,

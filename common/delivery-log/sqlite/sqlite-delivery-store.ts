@@ -19,6 +19,7 @@ import {
   type DeliveryStatus,
   IN_FLIGHT_ERROR,
   OUTCOME_UNKNOWN_ERROR,
+  type SentRequest,
 } from "../delivery-log.ts";
 import type { DeliveryStore, DeliveryWebhook, StoredVariable } from "../delivery-store.ts";
 import { createGroupCommit } from "./group-commit.ts";
@@ -29,7 +30,14 @@ type LoadRow = ["d", DeliveryStatus] | ["w", number];
 /** What a delivery reads of a webhook's row. */
 type DeliveryWebhookRow = Pick<
   WebhookRow,
-  "url" | "headers" | "secret" | "enabled" | "disabled_reason" | "version"
+  | "url"
+  | "headers"
+  | "secret"
+  | "previous_secret"
+  | "previous_secret_until"
+  | "enabled"
+  | "disabled_reason"
+  | "version"
 >;
 
 /** A webhook definition as read, with the version it was read at. */
@@ -55,7 +63,8 @@ const SQL = {
   load: `SELECT 'd', status FROM deliveries WHERE tenant_id = ?1 AND id = ?2
     UNION ALL
     SELECT 'w', version FROM webhooks WHERE tenant_id = ?1 AND id = ?3`,
-  webhook: `SELECT url, headers, secret, enabled, disabled_reason, version FROM webhooks
+  webhook: `SELECT url, headers, secret, previous_secret, previous_secret_until, enabled, disabled_reason, version
+    FROM webhooks
     WHERE tenant_id = ? AND id = ?`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? RETURNING attempts`,
@@ -64,15 +73,15 @@ const SQL = {
       status = CASE WHEN status IN ('pending', 'delivering') THEN 'delivering' ELSE status END
     WHERE tenant_id = ? AND id = ? RETURNING attempts`,
   attempt: `INSERT INTO delivery_attempts
-    (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, in_flight)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, in_flight, request)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   unknown: `UPDATE delivery_attempts SET in_flight = 0, error = ?
     WHERE tenant_id = ? AND delivery_id = ? AND in_flight = 1`,
   finish: `UPDATE delivery_attempts
     SET started_at = ?, duration_ms = ?, status_code = ?, response_body = ?, error = ?, in_flight = 0
     WHERE tenant_id = ? AND delivery_id = ? AND attempt = ?`,
   settle: "UPDATE deliveries SET status = ?, updated_at = ? WHERE tenant_id = ? AND id = ?",
-  disable: `UPDATE webhooks SET enabled = 0, disabled_reason = ?, version = version + 1, updated_at = ?
+  disable: `UPDATE webhooks SET enabled = 0, disabled_reason = ?, disabled_at = ?, version = version + 1, updated_at = ?
     WHERE tenant_id = ? AND id = ?`,
 };
 
@@ -95,6 +104,7 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
     number: number,
     a: AttemptRecord,
     inFlight: boolean,
+    request: SentRequest | null,
   ) =>
     db
       .query(SQL.attempt)
@@ -108,9 +118,10 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
         a.responseBody,
         a.error,
         inFlight ? 1 : 0,
+        request === null ? null : JSON.stringify(request),
       );
 
-  const start = (tenantId: string, deliveryId: string, startedAt: number) => {
+  const start = (tenantId: string, deliveryId: string, startedAt: number, request: SentRequest) => {
     const counted = db
       .query<{ attempts: number }, [number, string, string]>(SQL.started)
       .get(startedAt, tenantId, deliveryId);
@@ -123,7 +134,7 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       responseBody: null,
       error: IN_FLIGHT_ERROR,
     };
-    insert(tenantId, deliveryId, counted.attempts, inFlight, true);
+    insert(tenantId, deliveryId, counted.attempts, inFlight, true, request);
     return counted.attempts;
   };
 
@@ -153,13 +164,13 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       .get(status, a.startedAt + a.durationMs, tenantId, deliveryId);
     if (!counted) return null;
     closeUnknown(tenantId, deliveryId, counted.attempts);
-    insert(tenantId, deliveryId, counted.attempts, a, false);
+    insert(tenantId, deliveryId, counted.attempts, a, false, null);
     return counted.attempts;
   };
 
   /** Disables the webhook and moves its tenant's set version on, as every webhook write does. */
   const disable = (tenantId: string, webhookId: string, reason: string, at: number) => {
-    const { changes } = db.query(SQL.disable).run(reason, at, tenantId, webhookId);
+    const { changes } = db.query(SQL.disable).run(reason, at, at, tenantId, webhookId);
     if (changes > 0) bumpWebhookSetVersion(db, tenantId);
   };
 
@@ -183,6 +194,8 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       url: row.url,
       headers: Object.freeze(decodeHeaders(row)),
       sealedSecret: row.secret,
+      previousSealedSecret: row.previous_secret,
+      previousSecretUntil: row.previous_secret_until,
       enabled: row.enabled === 1,
       disabledReason: row.disabled_reason,
     });
@@ -210,7 +223,8 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
         .all(tenantId, ...keys)
         .map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
     },
-    startAttempt: (tenantId, deliveryId, startedAt) => write(() => start(tenantId, deliveryId, startedAt)),
+    startAttempt: (tenantId, deliveryId, startedAt, request) =>
+      write(() => start(tenantId, deliveryId, startedAt, request)),
     finishAttempt: (tenantId, deliveryId, number, attempt, status) =>
       write(() => finish(tenantId, deliveryId, number, attempt, status)),
     recordAttempt: (tenantId, deliveryId, attempt, status) =>

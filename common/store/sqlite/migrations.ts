@@ -261,6 +261,26 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TRIGGER IF EXISTS webhook_deleted;
     `,
   },
+  {
+    version: 11,
+    name: "webhook operations: secret rotation, re-enabling, test deliveries, requests sent",
+    // A rotated webhook keeps its previous secret (sealed like the current one) until the grace period
+    // ends, and deliveries are signed with both meanwhile. disabled_at/enabled_by/enabled_at say when a
+    // 410 Gone disabled it and who enabled it again; a webhook disabled before this migration is taken
+    // as disabled at its last change. A test delivery (POST /webhooks/{id}/test) is marked as one. Each
+    // attempt keeps the request it sent (URL and headers, secret variables redacted), as JSON: the
+    // variables may change later, so rebuilding it when asked would show what was not sent.
+    sql: `
+      ALTER TABLE webhooks ADD COLUMN previous_secret TEXT;
+      ALTER TABLE webhooks ADD COLUMN previous_secret_until INTEGER;
+      ALTER TABLE webhooks ADD COLUMN disabled_at INTEGER;
+      ALTER TABLE webhooks ADD COLUMN enabled_by TEXT;
+      ALTER TABLE webhooks ADD COLUMN enabled_at INTEGER;
+      UPDATE webhooks SET disabled_at = updated_at WHERE enabled = 0;
+      ALTER TABLE deliveries ADD COLUMN test INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE delivery_attempts ADD COLUMN request TEXT;
+    `,
+  },
 ];
 
 /**

@@ -23,6 +23,14 @@ export interface WebhookRow {
   /** 1 or 0. */
   enabled: number;
   disabled_reason: string | null;
+  /** The secret before the last rotation (sealed), signing too until `previous_secret_until` (ms). */
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  /** When a 410 Gone last disabled it (ms). */
+  disabled_at: number | null;
+  /** The user who last enabled it again, and when (ms). */
+  enabled_by: string | null;
+  enabled_at: number | null;
   /** Grows with every change of this webhook. */
   version: number;
   created_at: number;

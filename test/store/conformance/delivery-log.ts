@@ -23,6 +23,7 @@ export const delivery = (
   part,
   status,
   body: JSON.stringify([{ mutationId, part }]),
+  test: false,
   attempts: 0,
   committedAt: createdAt - 1,
   createdAt,
@@ -35,7 +36,8 @@ export function describeDeliveryLog(sut: StoreUnderTest): void {
       const a = tenant("a");
       await sut.store.unitOfWork((tx) => tx.insertTenant(a));
       const first = delivery(a.id, "w1", "m1", 1000);
-      const second = delivery(a.id, "w1", "m1", 1000, "pending", 1);
+      // A test delivery (POST /webhooks/{id}/test) keeps its mark.
+      const second = { ...delivery(a.id, "w1", "m1", 1000, "pending", 1), test: true };
       await sut.store.unitOfWork((tx) => tx.insertDeliveries([first, second]));
       // Re-logged after a crash: another id and body, the same webhook × mutation × part.
       const again = { ...delivery(a.id, "w1", "m1", 2000), body: "[]" };
@@ -102,8 +104,19 @@ export function describeDeliveryLog(sut: StoreUnderTest): void {
       const attempts = await sut.store.listAttempts(a.id, [failed.id, quiet.id]);
       expect([...attempts.keys()]).toEqual([failed.id]);
       expect(attempts.get(failed.id)).toEqual([
-        { attempt: 1, ...attempt },
-        { attempt: 2, ...ok },
+        { attempt: 1, ...attempt, request: null },
+        { attempt: 2, ...ok, request: null },
+      ]);
+      // An attempt started with its request is read back with it (in flight until finished).
+      const sent = {
+        url: "https://r.example/h",
+        headers: { "x-key": "{{ KEY }}", "webhook-signature": "v1,x" },
+      };
+      expect(await dispatcher.startAttempt(a.id, quiet.id, 1700, sent)).toBe(1);
+      await dispatcher.finishAttempt(a.id, quiet.id, 1, ok, "succeeded");
+      sut.store.refreshReads();
+      expect((await sut.store.listAttempts(a.id, [quiet.id])).get(quiet.id)).toEqual([
+        { attempt: 1, ...ok, request: sent },
       ]);
       expect((await sut.store.listAttempts(a.id, [])).size).toBe(0);
       expect((await sut.store.listAttempts(crypto.randomUUID(), [failed.id])).size).toBe(0);

@@ -69,6 +69,7 @@ export const PORT_MEMBERS = {
     findWebhookByName: true,
     insertWebhook: true,
     replaceWebhook: true,
+    rotateWebhookSecret: true,
     deleteWebhook: true,
   } satisfies Members<WebhookReader & WebhookWriter>,
   configVariables: {

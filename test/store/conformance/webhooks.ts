@@ -49,8 +49,13 @@ export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
         query: "subscription { schemaOwners { operation } }",
         headers: { "x-two": "2" },
         secret: "not replaced",
+        previousSecret: "not replaced either",
+        previousSecretUntil: 1,
         enabled: false,
         disabledReason: "410 Gone",
+        disabledAt: 2500,
+        enabledBy: "user-1",
+        enabledAt: 2600,
         createdAt: 1,
         updatedAt: 3000,
       };
@@ -58,6 +63,8 @@ export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
       expect(await sut.store.findWebhook(a.id, first.id)).toEqual({
         ...replaced,
         secret: first.secret,
+        previousSecret: null,
+        previousSecretUntil: null,
         createdAt: first.createdAt,
         version: first.version + 1,
       });
@@ -101,6 +108,7 @@ export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
         ...hook,
         enabled: false,
         disabledReason: "410 Gone",
+        disabledAt: 5000,
         version: hook.version + 1,
         updatedAt: 5000,
       });
@@ -110,6 +118,43 @@ export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
       await dispatcher.disableWebhook(b.id, hook.id, "410 Gone", 6000);
       sut.store.refreshReads();
       expect(await sut.store.webhookSetVersion(a.id)).toBe(disabled);
+      expect(await sut.store.webhookSetVersion(b.id)).toBe(0);
+    });
+  });
+
+  describe("webhook secret rotation", () => {
+    test("sets the secret and the previous one with its end, moves the versions; another tenant's or a missing webhook: false, nothing moves", async () => {
+      const a = tenant("a");
+      const b = tenant("b");
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertTenant(b);
+      });
+      const hook = webhook(a.id, "Rotated", 1000);
+      await sut.store.unitOfWork((tx) => tx.insertWebhook(hook));
+      const before = await sut.store.webhookSetVersion(a.id);
+      const rotation = {
+        secret: "sealed:new",
+        previousSecret: hook.secret,
+        previousSecretUntil: 9000,
+        at: 2000,
+      };
+      expect(await sut.store.unitOfWork((tx) => tx.rotateWebhookSecret(a.id, hook.id, rotation))).toBe(true);
+      expect(await sut.store.findWebhook(a.id, hook.id)).toEqual({
+        ...hook,
+        secret: "sealed:new",
+        previousSecret: hook.secret,
+        previousSecretUntil: 9000,
+        version: hook.version + 1,
+        updatedAt: 2000,
+      });
+      const rotated = await sut.store.webhookSetVersion(a.id);
+      expect(rotated).toBeGreaterThan(before);
+      expect(await sut.store.unitOfWork((tx) => tx.rotateWebhookSecret(b.id, hook.id, rotation))).toBe(false);
+      expect(await sut.store.unitOfWork((tx) => tx.rotateWebhookSecret(a.id, "missing", rotation))).toBe(
+        false,
+      );
+      expect(await sut.store.webhookSetVersion(a.id)).toBe(rotated);
       expect(await sut.store.webhookSetVersion(b.id)).toBe(0);
     });
   });
