@@ -1,4 +1,6 @@
 /** The delivery-log part of a PostgreSQL session: the deliveries the change feed logs and the attempts the dispatcher logs. */
+
+import type { SentRequest } from "../../../common/delivery-log/delivery-log.ts";
 import type {
   DeliveryAttempt,
   DeliveryLogReader,
@@ -7,16 +9,16 @@ import type {
 } from "../ports/delivery-log-port.ts";
 import type { BoundValue, Runner } from "./runner.ts";
 
-const COLUMNS = `tenant_id, id, webhook_id, mutation_id, part, status, body, attempts, committed_at, created_at,
-  updated_at`;
+const COLUMNS = `tenant_id, id, webhook_id, mutation_id, part, status, body, test, attempts, committed_at,
+  created_at, updated_at`;
 const SQL = {
   find: `SELECT ${COLUMNS} FROM deliveries WHERE tenant_id = $1 AND id = $2`,
-  attempts: `SELECT delivery_id, attempt, started_at, duration_ms, status_code, response_body, error
+  attempts: `SELECT delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, request
     FROM delivery_attempts WHERE tenant_id = $1 AND delivery_id = ANY($2::text[]) ORDER BY delivery_id, attempt`,
   // One statement for the batch; a delivery logged already (webhook × mutation × part) is left as it is.
   insert: `INSERT INTO deliveries (${COLUMNS})
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], $7::text[],
-      $8::int4[], $9::int8[], $10::int8[], $11::int8[])
+      $8::bool[], $9::int4[], $10::int8[], $11::int8[], $12::int8[])
     ON CONFLICT DO NOTHING`,
   reset: "UPDATE deliveries SET status = 'pending', updated_at = $1 WHERE tenant_id = $2 AND id = $3",
 };
@@ -29,6 +31,7 @@ interface DeliveryRow {
   part: number;
   status: DeliveryRecord["status"];
   body: string;
+  test: boolean;
   attempts: number;
   committed_at: string;
   created_at: string;
@@ -43,6 +46,8 @@ interface AttemptRow {
   status_code: number | null;
   response_body: string | null;
   error: string | null;
+  /** SentRequest as JSON; null when none was sent or kept. */
+  request: string | null;
 }
 
 const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
@@ -53,6 +58,7 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   part: row.part,
   status: row.status,
   body: row.body,
+  test: row.test,
   attempts: row.attempts,
   committedAt: Number(row.committed_at),
   createdAt: Number(row.created_at),
@@ -66,6 +72,7 @@ const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
   statusCode: row.status_code,
   responseBody: row.response_body,
   error: row.error,
+  request: row.request === null ? null : (JSON.parse(row.request) as SentRequest),
 });
 
 export function createDeliveryLogSession(db: Runner): DeliveryLogReader & DeliveryLogWriter {
@@ -99,7 +106,8 @@ export function createDeliveryLogSession(db: Runner): DeliveryLogReader & Delive
     },
     async insertDeliveries(deliveries) {
       if (deliveries.length === 0) return;
-      const column = (pick: (d: DeliveryRecord) => string | number) => deliveries.map((d) => String(pick(d)));
+      const column = (pick: (d: DeliveryRecord) => string | number | boolean) =>
+        deliveries.map((d) => String(pick(d)));
       await db.run(SQL.insert, [
         column((d) => d.tenantId),
         column((d) => d.id),
@@ -108,6 +116,7 @@ export function createDeliveryLogSession(db: Runner): DeliveryLogReader & Delive
         column((d) => d.part),
         column((d) => d.status),
         column((d) => d.body),
+        column((d) => d.test),
         column((d) => d.attempts),
         column((d) => d.committedAt),
         column((d) => d.createdAt),

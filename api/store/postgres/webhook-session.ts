@@ -8,8 +8,8 @@ import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webho
 import { uniquely } from "./pg-errors.ts";
 import type { Runner } from "./runner.ts";
 
-const COLUMNS = `tenant_id, id, name, url, type, query, headers, secret, enabled, disabled_reason, version,
-  created_at, updated_at`;
+const COLUMNS = `tenant_id, id, name, url, type, query, headers, secret, previous_secret, previous_secret_until,
+  enabled, disabled_reason, disabled_at, enabled_by, enabled_at, version, created_at, updated_at`;
 /** Appended to a CTE `w` that wrote webhooks (returning their tenant): bumps each tenant's set version. */
 const BUMP = `INSERT INTO webhook_set_versions (tenant_id, version) SELECT DISTINCT tenant_id, 1 FROM w
   ON CONFLICT (tenant_id) DO UPDATE SET version = webhook_set_versions.version + 1`;
@@ -20,12 +20,17 @@ const SQL = {
   find: `SELECT ${COLUMNS} FROM webhooks WHERE tenant_id = $1 AND id = $2`,
   findByName: `SELECT ${COLUMNS} FROM webhooks WHERE tenant_id = $1 AND lower(name) = lower($2)`,
   insert: `WITH w AS (INSERT INTO webhooks (${COLUMNS})
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING tenant_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING tenant_id)
     ${BUMP}`,
   replace: `WITH w AS (UPDATE webhooks SET name = $1, url = $2, query = $3, headers = $4, enabled = $5,
-      disabled_reason = $6, version = version + 1, updated_at = $7 WHERE tenant_id = $8 AND id = $9
+      disabled_reason = $6, disabled_at = $7, enabled_by = $8, enabled_at = $9, version = version + 1,
+      updated_at = $10 WHERE tenant_id = $11 AND id = $12
       RETURNING tenant_id)
     ${BUMP}`,
+  rotate: `WITH w AS (UPDATE webhooks SET secret = $1, previous_secret = $2, previous_secret_until = $3,
+      version = version + 1, updated_at = $4 WHERE tenant_id = $5 AND id = $6
+      RETURNING tenant_id)
+    ${BUMP} RETURNING 1`,
   delete: `WITH w AS (DELETE FROM webhooks WHERE tenant_id = $1 AND id = $2 RETURNING tenant_id) ${BUMP}`,
 };
 
@@ -38,12 +43,19 @@ interface WebhookRow {
   query: string;
   headers: string;
   secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
   enabled: boolean;
   disabled_reason: string | null;
+  disabled_at: string | null;
+  enabled_by: string | null;
+  enabled_at: string | null;
   version: string;
   created_at: string;
   updated_at: string;
 }
+
+const msOrNull = (value: string | null) => (value === null ? null : Number(value));
 
 const toWebhook = (row: WebhookRow): WebhookRecord => ({
   tenantId: row.tenant_id,
@@ -54,8 +66,13 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   query: row.query,
   headers: JSON.parse(row.headers) as Record<string, string>,
   secret: row.secret,
+  previousSecret: row.previous_secret,
+  previousSecretUntil: msOrNull(row.previous_secret_until),
   enabled: row.enabled,
   disabledReason: row.disabled_reason,
+  disabledAt: msOrNull(row.disabled_at),
+  enabledBy: row.enabled_by,
+  enabledAt: msOrNull(row.enabled_at),
   version: Number(row.version),
   createdAt: Number(row.created_at),
   updatedAt: Number(row.updated_at),
@@ -85,8 +102,13 @@ export function createWebhookSession(db: Runner): WebhookReader & WebhookWriter 
           w.query,
           JSON.stringify(w.headers),
           w.secret,
+          w.previousSecret,
+          w.previousSecretUntil,
           w.enabled,
           w.disabledReason,
+          w.disabledAt,
+          w.enabledBy,
+          w.enabledAt,
           w.version,
           w.createdAt,
           w.updatedAt,
@@ -102,12 +124,18 @@ export function createWebhookSession(db: Runner): WebhookReader & WebhookWriter 
           JSON.stringify(w.headers),
           w.enabled,
           w.disabledReason,
+          w.disabledAt,
+          w.enabledBy,
+          w.enabledAt,
           w.updatedAt,
           w.tenantId,
           w.id,
         ]),
       );
     },
+    rotateWebhookSecret: async (tenantId, id, r) =>
+      (await db.rows(SQL.rotate, [r.secret, r.previousSecret, r.previousSecretUntil, r.at, tenantId, id]))
+        .length > 0,
     deleteWebhook: async (tenantId, id) => (await db.run(SQL.delete, [tenantId, id])) > 0,
   };
 }

@@ -14,11 +14,13 @@ import {
   type DeliveryStatus,
   IN_FLIGHT_ERROR,
   OUTCOME_UNKNOWN_ERROR,
+  type SentRequest,
 } from "../delivery-log.ts";
 import type { DeliveryStore, StoredVariable } from "../delivery-store.ts";
 
 const STATEMENTS = {
-  load: `SELECT d.status, w.url, w.headers, w.secret, w.enabled, w.disabled_reason
+  load: `SELECT d.status, w.url, w.headers, w.secret, w.previous_secret, w.previous_secret_until, w.enabled,
+      w.disabled_reason
     FROM (SELECT 1) one
     LEFT JOIN deliveries d ON d.tenant_id = $1 AND d.id = $2
     LEFT JOIN webhooks w ON w.tenant_id = $1 AND w.id = $3`,
@@ -30,16 +32,16 @@ const STATEMENTS = {
       status = CASE WHEN status IN ('pending', 'delivering') THEN 'delivering' ELSE status END
     WHERE tenant_id = $2 AND id = $3 RETURNING attempts`,
   attempt: `INSERT INTO delivery_attempts
-    (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, in_flight)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, in_flight, request)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
   unknown: `UPDATE delivery_attempts SET in_flight = false, error = $1
     WHERE tenant_id = $2 AND delivery_id = $3 AND in_flight`,
   finish: `UPDATE delivery_attempts
     SET started_at = $1, duration_ms = $2, status_code = $3, response_body = $4, error = $5, in_flight = false
     WHERE tenant_id = $6 AND delivery_id = $7 AND attempt = $8`,
   settle: "UPDATE deliveries SET status = $1, updated_at = $2 WHERE tenant_id = $3 AND id = $4",
-  disable: `WITH w AS (UPDATE webhooks SET enabled = false, disabled_reason = $1, version = version + 1,
-      updated_at = $2 WHERE tenant_id = $3 AND id = $4 RETURNING tenant_id)
+  disable: `WITH w AS (UPDATE webhooks SET enabled = false, disabled_reason = $1, disabled_at = $2,
+      version = version + 1, updated_at = $2 WHERE tenant_id = $3 AND id = $4 RETURNING tenant_id)
     INSERT INTO webhook_set_versions (tenant_id, version) SELECT tenant_id, 1 FROM w
     ON CONFLICT (tenant_id) DO UPDATE SET version = webhook_set_versions.version + 1`,
 };
@@ -49,6 +51,8 @@ interface LoadRow {
   url: string | null;
   headers: string;
   secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
   enabled: boolean;
   disabled_reason: string | null;
 }
@@ -63,6 +67,7 @@ async function logAttempt(
   number: number,
   a: AttemptRecord,
   inFlight: boolean,
+  request: SentRequest | null,
 ) {
   // The first attempt has none before it: the common case skips the statement.
   if (number > 1) await tx.unsafe(STATEMENTS.unknown, [OUTCOME_UNKNOWN_ERROR, tenantId, deliveryId]);
@@ -76,6 +81,7 @@ async function logAttempt(
     a.responseBody,
     a.error,
     inFlight,
+    request === null ? null : JSON.stringify(request),
   ]);
 }
 
@@ -96,6 +102,9 @@ export function openPostgresDeliveryStore(url: string, maxConnections = 10): Del
               url: row.url,
               headers: JSON.parse(row.headers) as Record<string, string>,
               sealedSecret: row.secret,
+              previousSealedSecret: row.previous_secret,
+              previousSecretUntil:
+                row.previous_secret_until === null ? null : Number(row.previous_secret_until),
               enabled: row.enabled,
               disabledReason: row.disabled_reason,
             };
@@ -110,7 +119,7 @@ export function openPostgresDeliveryStore(url: string, maxConnections = 10): Del
       }[];
       return rows.map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
     },
-    startAttempt: (tenantId, deliveryId, startedAt) =>
+    startAttempt: (tenantId, deliveryId, startedAt, request) =>
       sql.begin(async (tx) => {
         const number = counted(await tx.unsafe(STATEMENTS.started, [startedAt, tenantId, deliveryId]));
         if (number === null) return null;
@@ -121,7 +130,7 @@ export function openPostgresDeliveryStore(url: string, maxConnections = 10): Del
           responseBody: null,
           error: IN_FLIGHT_ERROR,
         };
-        await logAttempt(tx, tenantId, deliveryId, number, inFlight, true);
+        await logAttempt(tx, tenantId, deliveryId, number, inFlight, true, request);
         return number;
       }),
     async finishAttempt(tenantId, deliveryId, number, a, status) {
@@ -144,7 +153,7 @@ export function openPostgresDeliveryStore(url: string, maxConnections = 10): Del
         const at = a.startedAt + a.durationMs;
         const number = counted(await tx.unsafe(STATEMENTS.count, [status, at, tenantId, deliveryId]));
         if (number === null) return null;
-        await logAttempt(tx, tenantId, deliveryId, number, a, false);
+        await logAttempt(tx, tenantId, deliveryId, number, a, false, null);
         return number;
       }),
     async disableWebhook(tenantId, webhookId, reason, at) {
