@@ -14,7 +14,8 @@ const [token = "", keyList = "", rounds = "1"] = process.argv.slice(2);
 const config = loadApiConfig(process.env);
 const services = await openCoreServices(config);
 const redis = connectRedis(config.REDIS_URL, () => undefined);
-const app = createApiRuntime(config, services, redis, createLogger("error")).app;
+const runtime = createApiRuntime(config, services, redis, createLogger("error"));
+const { app } = runtime;
 const keys = keyList.split(",");
 let ok = 0;
 for (let round = 0; round < Number(rounds); round++) {
@@ -35,5 +36,6 @@ for (let round = 0; round < Number(rounds); round++) {
   if (!body.errors) ok++;
 }
 console.log(ok);
+await runtime.stop();
 redis.disconnect();
 await services.store.close();

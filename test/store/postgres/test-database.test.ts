@@ -101,7 +101,8 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the private cluster of 
     expect([b.port, b.data]).toEqual([a.port, a.data]);
     expect(a.pids.length).toBeGreaterThan(1);
     expect(leftOver(printed)).toEqual({ running: [], folders: [] });
-  });
+    // A child run starting its own cluster: seconds on a busy machine.
+  }, 30_000);
 
   test("a run ended by SIGTERM stops it and removes its folder too", async () => {
     const { code, printed, output } = await runFixtures(["file-killed.ts"], (_, proc) =>
@@ -110,5 +111,5 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("the private cluster of 
     expect(printed.length, output).toBe(1);
     expect(code).toBe(143);
     expect(leftOver(printed)).toEqual({ running: [], folders: [] });
-  });
+  }, 30_000);
 });
