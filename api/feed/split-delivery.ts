@@ -53,7 +53,7 @@ export function splitDelivery(job: DeliveryJob, maxBodyBytes: number): PlannedDe
     job: {
       ...job,
       part,
-      deliveryId: deliveryIdOf(job.webhookId, job.mutationId, job.committedAt, part),
+      deliveryId: deliveryIdOf(job.webhookId, job.eventId, job.committedAt, part),
       body: p.elements,
     },
     bodyText: `[${p.texts.join(",")}]`,

@@ -34,7 +34,9 @@ const webhookView = (webhook: WebhookRecord) => ({
 const deliveryView = ({ delivery, attempts }: { delivery: DeliveryRecord; attempts: DeliveryAttempt[] }) => ({
   id: delivery.id,
   webhookId: delivery.webhookId,
-  mutationId: delivery.mutationId,
+  eventId: delivery.eventId,
+  // As before event kinds existed: the mutation's id for a mutation's delivery, null for a deferred firing or a tick.
+  mutationId: /^(deferred|tick):/.test(delivery.eventId) ? null : delivery.eventId,
   part: delivery.part,
   status: delivery.status,
   attemptCount: delivery.attempts,

@@ -261,6 +261,18 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TRIGGER IF EXISTS webhook_deleted;
     `,
   },
+  {
+    version: 11,
+    name: "webhook kinds and delivery events",
+    // A delivery reports an event of any kind (a mutation, a deferred record's firing at a due time, a
+    // schedule tick): the mutation id column becomes the event id, its values stay (a mutation's event id
+    // is its id) and so does the uniqueness of webhook × event × part. Webhooks of the deferred and
+    // scheduled kinds keep what their kind adds (field, offset, filter; cron) as JSON in `options`.
+    sql: `
+      ALTER TABLE deliveries RENAME COLUMN mutation_id TO event_id;
+      ALTER TABLE webhooks ADD COLUMN options TEXT;
+    `,
+  },
 ];
 
 /**
