@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   }
 
   const metrics = createMetricsRegistry({ build: readBuildInfo(config.GIT_COMMIT) });
-  const { app, feed, retention, stop } = createApiRuntime(config, services, redis, log, metrics);
+  const { app, feed, events, retention, stop } = createApiRuntime(config, services, redis, log, metrics);
 
   try {
     app.listen(serverOptions(config));
@@ -52,6 +52,7 @@ async function main(): Promise<void> {
   }
   console.log(`API listening on http://${config.HOST}:${app.server?.port}`);
   feed.start();
+  events.start();
   retention.start();
 
   let stopping = false;

@@ -24,8 +24,11 @@ const DeliveryJobShape = z.object({
    * Absent: 0 (the only one, as before parts existed).
    */
   part: z.number().int().nonnegative().optional(),
-  /** The JSON array POSTed to the receiver, one element per matching change, in mutation order. */
-  body: z.array(z.unknown()).min(1),
+  /**
+   * What is POSTed: a JSON array of elements (a mutation's changes in mutation order, a deferred
+   * firing's record), or `{}` for a schedule tick.
+   */
+  body: z.union([z.array(z.unknown()).min(1), z.strictObject({})]),
   /** Commit time of the mutation, ms since the epoch (for latency figures). */
   committedAt: z.number().int().nonnegative(),
   /**

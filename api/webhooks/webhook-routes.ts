@@ -23,7 +23,9 @@ const webhookView = (webhook: WebhookRecord) => ({
   name: webhook.name,
   url: webhook.url,
   type: webhook.type,
-  query: webhook.query,
+  // A scheduled webhook has no query; what a kind adds (field, offset, filter; cron) is shown as it was given.
+  ...(webhook.type === "scheduled" ? {} : { query: webhook.query }),
+  ...webhook.options,
   headers: webhook.headers,
   enabled: webhook.enabled,
   disabledReason: webhook.disabledReason,
@@ -99,6 +101,14 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
       "/",
       async ({ principal }) => ({ result: (await webhooks.list(principal.tenantId)).map(webhookView) }),
       doc("List the webhooks"),
+    )
+    .get(
+      "/deferred/schema",
+      async ({ principal, set }) => {
+        set.headers["content-type"] = "text/plain; charset=utf-8";
+        return webhooks.deferredSchema(principal.tenantId);
+      },
+      doc("The deferred schema (SDL) that deferred webhooks' queries are written against"),
     )
     .get(
       "/:id",

@@ -5,15 +5,19 @@
  * delivery log, and manual redelivery.
  */
 import { randomBytes } from "node:crypto";
+import { printSchema } from "graphql";
+import { checkCron } from "../../common/cron.ts";
 import { ConflictError, type ErrorDetail, NotFoundError, ValidationError } from "../../common/errors.ts";
 import { type SecretBox, webhookSecretContext } from "../../common/secret-box.ts";
 import { templateVariables } from "../../common/template.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
+import type { WebhookSchedules } from "../feed/webhook-events.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
 import type { DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
 import { parseSubscription } from "../subscriptions/parse-subscription.ts";
 import { selectionProblems } from "../subscriptions/selection-limits.ts";
-import type { WebhookDraft, WebhookInput } from "./webhook-input.ts";
+import { buildDeferredSchema, parseDeferredWebhook } from "./deferred-webhook.ts";
+import type { WebhookDefinition, WebhookDraft } from "./webhook-input.ts";
 
 export interface WebhookServiceDeps {
   store: Store;
@@ -26,6 +30,12 @@ export interface WebhookServiceDeps {
   maxSelectionFields: number;
   /** Puts deliveries (back) on the queue. */
   redeliver: (deliveries: DeliveryRecord[]) => Promise<void>;
+  /** The queue's schedules of scheduled webhooks, kept in step with their definitions. */
+  schedules: WebhookSchedules;
+  /** Least offset from CreatedDate/LastModifiedDate of a deferred webhook (DEFERRED_WEBHOOKS_MIN_OFFSET_MS). */
+  minDeferredOffsetMs?: number;
+  /** Accept 6-field crons, seconds first (SCHEDULED_WEBHOOKS_ALLOW_SECONDS; tests only). */
+  allowCronSeconds?: boolean;
   now?: () => number;
 }
 
@@ -39,6 +49,9 @@ export function createWebhookService({
   allowHttp,
   maxSelectionFields,
   redeliver,
+  schedules,
+  minDeferredOffsetMs = 5000,
+  allowCronSeconds = false,
   now = Date.now,
 }: WebhookServiceDeps) {
   /** Problems of a definition's URL: its scheme and form. */
@@ -64,8 +77,8 @@ export function createWebhookService({
    * parts well-formed on their own, the URL, the variables and the subscription.
    * @throws ValidationError listing them all.
    */
-  async function check(tenantId: string, draft: WebhookDraft): Promise<WebhookInput> {
-    const { url, headers = {}, query } = draft.parts;
+  async function check(tenantId: string, draft: WebhookDraft): Promise<WebhookDefinition> {
+    const { url, headers = {}, query, type } = draft.parts;
     const details = [...draft.problems, ...(url === undefined ? [] : urlProblems(url))];
     const defined = new Set((await store.listConfigVariables(tenantId)).map((variable) => variable.key));
     const texts: [string, string][] = [
@@ -80,11 +93,31 @@ export function createWebhookService({
           message: `undefined config variable${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`,
         });
     }
-    if (query !== undefined) {
+    if (type === "scheduled" && draft.parts.cron !== undefined) {
+      for (const problem of checkCron(draft.parts.cron, { allowSeconds: allowCronSeconds }).problems)
+        details.push({ path: "cron", message: `at position ${problem.position}: ${problem.message}` });
+    }
+    if (query !== undefined && type !== "scheduled") {
       const catalogue = await catalogues.get(tenantId);
+      const schema = schemas.get(catalogue).schema;
       try {
-        const subscription = parseSubscription(query, schemas.get(catalogue).schema, catalogue);
-        details.push(...selectionProblems(subscription, maxSelectionFields));
+        if (type === "graphql_deferred") {
+          const { field, offset, filter } = draft.parts;
+          if (field !== undefined && offset !== undefined) {
+            const options = { field, offset, ...(filter === undefined ? {} : { filter }) };
+            parseDeferredWebhook(
+              "",
+              query,
+              options,
+              buildDeferredSchema(schema, catalogue),
+              catalogue,
+              minDeferredOffsetMs,
+            );
+          }
+        } else {
+          const subscription = parseSubscription(query, schema, catalogue);
+          details.push(...selectionProblems(subscription, maxSelectionFields));
+        }
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         details.push(...(error.details ?? []));
@@ -135,17 +168,24 @@ export function createWebhookService({
           throw new ConflictError(`a webhook named '${input.name}' exists already`);
         await tx.insertWebhook(webhook);
       });
+      await schedules.sync(webhook);
       return { webhook, secret };
     },
 
     list: (tenantId: string) => store.listWebhooks(tenantId),
+
+    /** The tenant's deferred schema as SDL (`GET /webhooks/deferred/schema`). */
+    async deferredSchema(tenantId: string): Promise<string> {
+      const catalogue = await catalogues.get(tenantId);
+      return printSchema(buildDeferredSchema(schemas.get(catalogue).schema, catalogue));
+    },
     get: load,
 
     /** Replaces the definition (the secret stays); re-enables a disabled webhook. */
     async replace(tenantId: string, id: string, draft: WebhookDraft): Promise<WebhookRecord> {
       await load(tenantId, id);
       const input = await check(tenantId, draft);
-      return store.unitOfWork(async (tx) => {
+      const replaced = await store.unitOfWork(async (tx) => {
         const existing = await tx.findWebhook(tenantId, id);
         if (!existing) throw new NotFoundError(`no webhook with id '${id}'`);
         const other = await tx.findWebhookByName(tenantId, input.name);
@@ -162,11 +202,15 @@ export function createWebhookService({
         await tx.replaceWebhook(replaced);
         return replaced;
       });
+      // After the commit: a schedule for a definition that did not commit would tick for nothing.
+      await schedules.sync(replaced);
+      return replaced;
     },
 
     async delete(tenantId: string, id: string): Promise<void> {
       if (!(await store.unitOfWork((tx) => tx.deleteWebhook(tenantId, id))))
         throw new NotFoundError(`no webhook with id '${id}'`);
+      await schedules.remove(id);
     },
 
     async deliveries(tenantId: string, webhookId: string, query: DeliveryQuery) {

@@ -105,7 +105,7 @@ describe("matching committed changes", () => {
     await t.feed.processBatch();
     expect(
       (await jobsFor(id)).map(
-        (j) => (j.data.body[0] as { data: { schemaJobs: { operation: string } } }).data.schemaJobs.operation,
+        (j) => ((j.data.body as unknown[])[0] as { data: { schemaJobs: { operation: string } } }).data.schemaJobs.operation,
       ),
     ).toEqual(["INSERT"]);
   });

@@ -48,7 +48,7 @@ describe("change feed durability", () => {
         jobs
           .map(
             (j) =>
-              (j.data.body[0] as { data: { schemaRegions: { data: { Name: string } } } }).data.schemaRegions
+              ((j.data.body as unknown[])[0] as { data: { schemaRegions: { data: { Name: string } } } }).data.schemaRegions
                 .data.Name,
           )
           .sort(),

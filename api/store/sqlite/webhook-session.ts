@@ -15,6 +15,7 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   url: row.url,
   type: row.type,
   query: row.query,
+  options: row.options === null ? null : JSON.parse(row.options),
   headers: decodeHeaders(row),
   secret: row.secret,
   enabled: row.enabled === 1,
@@ -39,11 +40,11 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
       "SELECT * FROM webhooks WHERE tenant_id = ? AND name = ?",
     ),
     insert: db.query(
-      `INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, disabled_reason, version, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO webhooks (tenant_id, id, name, url, type, query, options, headers, secret, enabled, disabled_reason, version, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     replace: db.query(
-      `UPDATE webhooks SET name = ?, url = ?, query = ?, headers = ?, enabled = ?, disabled_reason = ?,
+      `UPDATE webhooks SET name = ?, url = ?, type = ?, query = ?, options = ?, headers = ?, enabled = ?, disabled_reason = ?,
          version = version + 1, updated_at = ? WHERE tenant_id = ? AND id = ?`,
     ),
     delete: db.query("DELETE FROM webhooks WHERE tenant_id = ? AND id = ?"),
@@ -69,6 +70,7 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           w.url,
           w.type,
           w.query,
+          w.options === null ? null : JSON.stringify(w.options),
           JSON.stringify(w.headers),
           w.secret,
           w.enabled ? 1 : 0,
@@ -85,7 +87,9 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
         q.replace.run(
           w.name,
           w.url,
+          w.type,
           w.query,
+          w.options === null ? null : JSON.stringify(w.options),
           JSON.stringify(w.headers),
           w.enabled ? 1 : 0,
           w.disabledReason,
