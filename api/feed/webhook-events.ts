@@ -7,7 +7,7 @@
  * (fire-webhook-event.ts), which logs and enqueues its delivery. Time is the
  * queue's: no process keeps a timer of its own.
  */
-import { Queue, Worker } from "bullmq";
+import { type Job, Queue, Worker } from "bullmq";
 import type Redis from "ioredis";
 import { z } from "zod";
 import { describeError, type Logger } from "../../common/log.ts";
@@ -73,12 +73,16 @@ const KEEP = {
 };
 
 export function createWebhookEventQueue(redis: Redis, keys: RedisKeys, now: () => number = Date.now) {
-  const queue = new Queue<WebhookEventJob>(WEBHOOK_EVENT_QUEUE, {
-    connection: redis,
-    prefix: keys.bullPrefix,
-  });
-  // Connection trouble is reported by the connection's own handler; failures reach the caller.
-  queue.on("error", () => undefined);
+  // Made on first use: a process (or test) that never schedules anything opens nothing on Redis for it.
+  let made: Queue<WebhookEventJob> | null = null;
+  const open = (): Queue<WebhookEventJob> => {
+    if (!made) {
+      made = new Queue<WebhookEventJob>(WEBHOOK_EVENT_QUEUE, { connection: redis, prefix: keys.bullPrefix });
+      // Connection trouble is reported by the connection's own handler; failures reach the caller.
+      made.on("error", () => undefined);
+    }
+    return made;
+  };
 
   const schedules: WebhookSchedules = {
     async sync(webhook) {
@@ -88,10 +92,10 @@ export function createWebhookEventQueue(redis: Redis, keys: RedisKeys, now: () =
         !webhook.options ||
         !("cron" in webhook.options)
       ) {
-        await queue.removeJobScheduler(webhook.id);
+        await open().removeJobScheduler(webhook.id);
         return;
       }
-      await queue.upsertJobScheduler(
+      await open().upsertJobScheduler(
         webhook.id,
         { pattern: webhook.options.cron, tz: "UTC" },
         {
@@ -102,7 +106,7 @@ export function createWebhookEventQueue(redis: Redis, keys: RedisKeys, now: () =
       );
     },
     async remove(webhookId) {
-      await queue.removeJobScheduler(webhookId);
+      await open().removeJobScheduler(webhookId);
     },
   };
 
@@ -110,7 +114,7 @@ export function createWebhookEventQueue(redis: Redis, keys: RedisKeys, now: () =
     async schedule(list) {
       if (list.length === 0) return;
       const at = now();
-      await queue.addBulk(
+      await open().addBulk(
         list.map((f) => ({
           name: "deferred",
           data: { kind: "deferred" as const, ...f },
@@ -120,14 +124,14 @@ export function createWebhookEventQueue(redis: Redis, keys: RedisKeys, now: () =
     },
     async cancel(list) {
       for (const f of list) {
-        const job = await queue.getJob(firingJobId(f));
+        const job = await open().getJob(firingJobId(f));
         // Only a firing still waiting: one running or done is left as it is.
         if (job && (await job.getState()) === "delayed") await job.remove().catch(() => undefined);
       }
     },
   };
 
-  return { queue, schedules, firings, close: () => queue.close() };
+  return { schedules, firings, close: async () => made?.close() };
 }
 
 export interface WebhookEventWorkerDeps {
@@ -150,37 +154,39 @@ export function createWebhookEventWorker({
   log,
   concurrency = 4,
 }: WebhookEventWorkerDeps) {
-  const worker = new Worker<WebhookEventJob>(
-    WEBHOOK_EVENT_QUEUE,
-    async (job) => {
-      const parsed = WebhookEventJobSchema.safeParse(job.data);
-      if (!parsed.success) {
-        log.error("webhook event job breaks the contract; dropped", { jobId: job.id });
-        return;
-      }
-      const data = parsed.data;
-      // A scheduler's job carries the time it was scheduled for: the tick's identity.
-      const event: WebhookEvent =
-        data.kind === "tick"
-          ? { ...data, at: job.opts.prevMillis ?? job.timestamp + (job.opts.delay ?? 0) }
-          : data;
-      await handle(event);
-    },
-    {
-      connection: redis,
-      prefix: keys.bullPrefix,
-      concurrency,
-      autorun: false,
-    },
-  );
-  worker.on("failed", (job, error) =>
-    log.warn("webhook event failed; retried", { jobId: job?.id, ...describeError(error) }),
-  );
-  worker.on("error", () => undefined);
+  let worker: Worker<WebhookEventJob> | null = null;
+  const run = async (job: Job<WebhookEventJob>) => {
+    const parsed = WebhookEventJobSchema.safeParse(job.data);
+    if (!parsed.success) {
+      log.error("webhook event job breaks the contract; dropped", { jobId: job.id });
+      return;
+    }
+    const data = parsed.data;
+    // A scheduler's job carries the time it was scheduled for: the tick's identity.
+    const event: WebhookEvent =
+      data.kind === "tick"
+        ? { ...data, at: job.opts.prevMillis ?? job.timestamp + (job.opts.delay ?? 0) }
+        : data;
+    await handle(event);
+  };
   return {
-    start: () => {
-      void worker.run();
+    /** Starts taking events (the worker and its connections are made here, not before). */
+    start(): void {
+      if (worker) return;
+      worker = new Worker<WebhookEventJob>(WEBHOOK_EVENT_QUEUE, run, {
+        connection: redis,
+        prefix: keys.bullPrefix,
+        concurrency,
+      });
+      worker.on("failed", (job, error) =>
+        log.warn("webhook event failed; retried", { jobId: job?.id, ...describeError(error) }),
+      );
+      // Connection trouble is reported by the shared connection's own handler.
+      worker.on("error", () => undefined);
     },
-    stop: () => worker.close(),
+    async stop(): Promise<void> {
+      await worker?.close();
+      worker = null;
+    },
   };
 }

@@ -105,7 +105,9 @@ describe("matching committed changes", () => {
     await t.feed.processBatch();
     expect(
       (await jobsFor(id)).map(
-        (j) => ((j.data.body as unknown[])[0] as { data: { schemaJobs: { operation: string } } }).data.schemaJobs.operation,
+        (j) =>
+          ((j.data.body as unknown[])[0] as { data: { schemaJobs: { operation: string } } }).data.schemaJobs
+            .operation,
       ),
     ).toEqual(["INSERT"]);
   });
