@@ -58,7 +58,7 @@ export interface DeferredFirings {
 }
 
 /** The job id of a firing. Deterministic, so the feed re-scheduling it after a crash adds nothing. */
-export const firingJobId = (f: DeferredFiring): string => `deferred.${f.webhookId}.${f.recordUid}.${f.dueAt}`;
+const firingJobId = (f: DeferredFiring): string => `deferred.${f.webhookId}.${f.recordUid}.${f.dueAt}`;
 
 /**
  * Kept a day after they ran, so a feed re-reading its batch after a crash finds the job and adds

@@ -39,7 +39,6 @@ export type { DeliveryAge, DeliveryPruneStep } from "./ports/retention-port.ts";
 export type {
   DeferredOffset,
   DeferredOptions,
-  ScheduledOptions,
   WebhookKind,
   WebhookRecord,
 } from "./ports/webhook-port.ts";

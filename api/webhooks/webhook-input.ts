@@ -80,7 +80,7 @@ export type WebhookDefinition = Pick<
 >;
 
 /** The definition `input` describes. */
-export function definitionOf(input: WebhookInput): WebhookDefinition {
+function definitionOf(input: WebhookInput): WebhookDefinition {
   const { name, url, headers } = input;
   switch (input.type) {
     case "graphql":
