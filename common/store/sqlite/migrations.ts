@@ -262,7 +262,8 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    version: 11,
+    // 12, not 11: the webhook operations' migration took 11 on main meanwhile.
+    version: 12,
     name: "webhook kinds and delivery events",
     // A delivery reports an event of any kind (a mutation, a deferred record's firing at a due time, a
     // schedule tick): the mutation id column becomes the event id, its values stay (a mutation's event id
