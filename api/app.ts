@@ -19,6 +19,7 @@ import { configVarRoutes } from "./config-vars/config-var-routes.ts";
 import { consoleRoutes } from "./console/console-routes.ts";
 import type { DeliveryQueuePort } from "./feed/delivery-queue-port.ts";
 import { redeliveryJobs } from "./feed/redelivery-jobs.ts";
+import type { WebhookSchedules } from "./feed/webhook-events.ts";
 import { instrumentGraphQL } from "./graphql/graphql-metrics.ts";
 import { graphqlRoutes } from "./graphql/graphql-routes.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
@@ -47,6 +48,8 @@ export interface AppDeps extends CoreServices {
   schemas: SchemaCache;
   redis: Redis;
   deliveryQueue: DeliveryQueuePort;
+  /** The schedulers of scheduled webhooks (api/feed/webhook-events.ts). */
+  schedules: WebhookSchedules;
   /** Per-token and per-tenant request rates, asked once per authenticated request. */
   rateLimiter: RateLimiter;
   log: Logger;
@@ -73,6 +76,7 @@ export function createApp({
   box,
   schemas,
   deliveryQueue,
+  schedules,
   rateLimiter,
   log,
   metrics,
@@ -102,6 +106,9 @@ export function createApp({
     allowHttp: config.WEBHOOKS_ALLOW_HTTP,
     maxSelectionFields: config.WEBHOOK_MAX_SELECTION_FIELDS,
     redeliver: (deliveries) => deliveryQueue.requeue(redeliveryJobs(deliveries, currentRequestId())),
+    schedules,
+    minDeferredOffsetMs: config.DEFERRED_WEBHOOKS_MIN_OFFSET_MS,
+    allowCronSeconds: config.SCHEDULED_WEBHOOKS_ALLOW_SECONDS,
   });
   // Every route authenticates through this one service, so every authenticated request is counted.
   const limited = withRateLimits(auth, rateLimiter);

@@ -77,6 +77,16 @@ export const ApiConfigSchema = z.object({
    * a larger one are split over several deliveries, each element whole, in order. Default 1 MiB.
    */
   DELIVERY_MAX_BODY_BYTES: positiveInt(1024 * 1024),
+  /**
+   * Least offset, in ms, of a deferred webhook due relative to CreatedDate or LastModifiedDate
+   * (SPEC.md §11): a smaller one would fire on the write itself. Default 5000; tests lower it.
+   */
+  DEFERRED_WEBHOOKS_MIN_OFFSET_MS: positiveInt(5000),
+  /**
+   * Accept a 6-field cron (seconds first) on scheduled webhooks, so tests need not wait whole
+   * minutes. Tests only: the contract's smallest interval is one minute. Default false.
+   */
+  SCHEDULED_WEBHOOKS_ALLOW_SECONDS: booleanFlag(false),
   /** Change-feed batch size (entries read per round). Default 500. */
   FEED_BATCH_SIZE: positiveInt(500),
   /** How often the change feed looks for changes committed elsewhere, in ms. Default 250. */

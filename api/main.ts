@@ -40,7 +40,13 @@ async function main(): Promise<void> {
   }
 
   const metrics = createMetricsRegistry({ build: readBuildInfo(config.GIT_COMMIT) });
-  const { app, feed, retention, live, stop } = createApiRuntime(config, services, redis, log, metrics);
+  const { app, feed, events, retention, live, stop } = createApiRuntime(
+    config,
+    services,
+    redis,
+    log,
+    metrics,
+  );
 
   try {
     app.listen(serverOptions(config));
@@ -55,6 +61,7 @@ async function main(): Promise<void> {
     `API listening on ${base} (browser console: ${base}/console, API description: ${base}/openapi)`,
   );
   feed.start();
+  events.start();
   retention.start();
   live.start();
 

@@ -1,8 +1,10 @@
 /**
  * Everything the API process runs, assembled from its services and Redis:
  * the tenants' schemas, the delivery queue, the change feed (a tailer woken by
- * local commits, feeding the webhook consumer), the retention sweeper, the request-rate limiter and the HTTP app. main.ts listens and starts
- * the feed and the sweeper; tests and benchmarks assemble the same thing. Every part's metrics go
+ * local commits, feeding the webhook, deferred-webhook and live consumers), the webhook event worker
+ * (schedule ticks, deferred firings), the retention sweeper, the request-rate limiter, live subscriptions
+ * and the HTTP app. main.ts listens and starts the feed, the event worker, the sweeper and the live
+ * service; tests and benchmarks assemble the same thing. Every part's metrics go
  * on `metrics` (main.ts passes the process's registry; by default a bare one of the runtime's own).
  */
 import type Redis from "ioredis";
@@ -16,16 +18,21 @@ import { createRedisRateLimiter } from "./auth/redis-rate-limiter.ts";
 import type { ApiConfig } from "./config.ts";
 import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
 import { createCommitSignal } from "./feed/commit-signal.ts";
+import { createDeferredConsumer } from "./feed/deferred-consumer.ts";
 import { createLease } from "./feed/feed-lease.ts";
 import { registerFeedMetrics } from "./feed/feed-metrics.ts";
 import { createFeedTailer } from "./feed/feed-tailer.ts";
+import { createWebhookEventHandler } from "./feed/fire-webhook-event.ts";
 import { createLiveConsumer } from "./feed/live-consumer.ts";
 import { createWebhookConsumer } from "./feed/webhook-consumer.ts";
-import { createTenantSchemas } from "./graphql/tenant-schemas.ts";
+import { createWebhookEventQueue, createWebhookEventWorker } from "./feed/webhook-events.ts";
+import { createGraphQLService } from "./graphql/graphql-service.ts";
+import { createTenantSchemas, documentLimits } from "./graphql/tenant-schemas.ts";
 import { createLiveFanout } from "./live/live-fanout.ts";
 import { createLiveService } from "./live/live-service.ts";
 import { createRetentionSweeper } from "./retention/retention-sweeper.ts";
 import type { CoreServices } from "./services.ts";
+import { firingWebhookOf } from "./webhooks/deferred-reader.ts";
 import { createWebhookCompiler } from "./webhooks/webhook-compiler.ts";
 
 const HOUR_MS = 3_600_000;
@@ -43,20 +50,53 @@ export function createApiRuntime(
   const commits = createCommitSignal();
   const schemas = createTenantSchemas(store, config, commits.notify);
   const deliveryQueue = createBullDeliveryQueue(redis, keys);
+  const compiler = createWebhookCompiler(
+    store,
+    catalogues,
+    schemas,
+    log,
+    config.DEFERRED_WEBHOOKS_MIN_OFFSET_MS,
+  );
   const webhooks = createWebhookConsumer({
     store,
     catalogues,
-    compiler: createWebhookCompiler(store, catalogues, schemas, log),
+    compiler,
     enqueue: (jobs) => deliveryQueue.enqueue(jobs),
     log,
     maxBodyBytes: config.DELIVERY_MAX_BODY_BYTES,
+  });
+  const eventQueue = createWebhookEventQueue(redis, keys);
+  const deferred = createDeferredConsumer({
+    deferredForTenant: (tenantId) => compiler.deferredForTenant(tenantId),
+    firings: eventQueue.firings,
+  });
+  // Firings read their record as a query answers it: a GraphQL service of their own (no metrics, no store reads).
+  const firingGraphQL = createGraphQLService(catalogues, schemas, documentLimits(config), log, {
+    jit: false,
+  });
+  const events = createWebhookEventWorker({
+    redis,
+    keys,
+    log,
+    handle: createWebhookEventHandler({
+      store,
+      enqueue: (jobs) => deliveryQueue.enqueue(jobs),
+      schedules: eventQueue.schedules,
+      log,
+      async deferredWebhook(tenantId, webhookId) {
+        const found = (await compiler.deferredForTenant(tenantId)).find((w) => w.webhookId === webhookId);
+        return found ? firingWebhookOf(tenantId, found, firingGraphQL) : null;
+      },
+    }),
   });
   const feed = createFeedTailer({
     store,
     lease: createLease(redis, keys.feedLease, config.FEED_LEASE_MS),
     // Webhooks first: a live subscriber is never told of a change before its webhooks are logged.
+    // Live last: a batch handed again after a later consumer failed would publish its changes twice.
     consumers: [
       webhooks,
+      deferred,
       createLiveConsumer(async (tenantId, message) => {
         await redis.publish(keys.liveChannel(tenantId), message);
       }),
@@ -106,6 +146,7 @@ export function createApiRuntime(
     log,
     schemas,
     deliveryQueue,
+    schedules: eventQueue.schedules,
     rateLimiter,
     metrics,
     live,
@@ -119,13 +160,19 @@ export function createApiRuntime(
     schemas,
     deliveryQueue,
     live,
-    /** Stops the feed and the sweeper and closes the queue (the caller closes Redis and the store). */
+    /** The worker of schedule ticks and deferred firings (main.ts starts it with the feed). */
+    events,
+    /**
+     * Stops the feed, the event worker, the sweeper and the live subscriptions and closes the queues
+     * (the caller closes Redis and the store).
+     */
     async stop(): Promise<void> {
       live.shutdown();
-      await Promise.all([feed.stop(), retention.stop()]);
+      await Promise.all([feed.stop(), retention.stop(), events.stop()]);
       subscriber.disconnect();
       // Redis may be away at shutdown: do not wait on it forever.
-      await Promise.race([deliveryQueue.close().catch(() => undefined), Bun.sleep(1000)]);
+      const queues = Promise.all([deliveryQueue.close(), eventQueue.close()]).catch(() => undefined);
+      await Promise.race([queues, Bun.sleep(1000)]);
     },
   };
 }

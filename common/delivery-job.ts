@@ -6,12 +6,16 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { isSaneRequestId } from "./request-context.ts";
 
-export const DeliveryJobSchema = z.object({
+const DeliveryJobShape = z.object({
   /** Tenant owning the webhook; every job is scoped by it. */
   tenantId: z.string().min(1),
   webhookId: z.string().min(1),
-  /** The committed mutation the elements come from. */
-  mutationId: z.string().min(1),
+  /**
+   * The event the delivery reports (see `eventIdOf`): the committed mutation's id, a deferred
+   * firing `deferred:<recordUid>:<dueMs>` or a schedule tick `tick:<ms>`. With the webhook it
+   * names the delivery, so retries, the log and idempotent enqueue work alike for every kind.
+   */
+  eventId: z.string().min(1).max(512),
   /** The delivery's id in the delivery log; sent as `service-request-id` and `webhook-id`, identical on every retry. */
   deliveryId: z.string().min(1),
   /**
@@ -20,8 +24,11 @@ export const DeliveryJobSchema = z.object({
    * Absent: 0 (the only one, as before parts existed).
    */
   part: z.number().int().nonnegative().optional(),
-  /** The JSON array POSTed to the receiver, one element per matching change, in mutation order. */
-  body: z.array(z.unknown()).min(1),
+  /**
+   * What is POSTed: a JSON array of elements (a mutation's changes in mutation order, a deferred
+   * firing's record), or `{}` for a schedule tick.
+   */
+  body: z.union([z.array(z.unknown()).min(1), z.strictObject({})]),
   /** Commit time of the mutation, ms since the epoch (for latency figures). */
   committedAt: z.number().int().nonnegative(),
   /**
@@ -32,26 +39,69 @@ export const DeliveryJobSchema = z.object({
   requestId: z.string().refine(isSaneRequestId, "not a request id").optional(),
 });
 
-export type DeliveryJob = z.infer<typeof DeliveryJobSchema>;
+/**
+ * Jobs queued before deliveries had event ids name their mutation `mutationId`; one still in Redis
+ * across an upgrade is read with it as its event id.
+ */
+const withEventId = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null || "eventId" in value || !("mutationId" in value))
+    return value;
+  const { mutationId, ...rest } = value as Record<string, unknown>;
+  return { ...rest, eventId: mutationId };
+};
+
+export const DeliveryJobSchema = z.preprocess(withEventId, DeliveryJobShape);
+
+export type DeliveryJob = z.infer<typeof DeliveryJobShape>;
 
 /**
- * Queue job id: one job per webhook × mutation × part, so a re-enqueue while the job is queued is
- * a no-op. Part 0 keeps the id jobs had before parts existed (`<webhook>.<mutation>`).
+ * What a delivery reports: a committed mutation, a deferred record's firing at a due time, a schedule
+ * tick, or a test event (POST /webhooks/{id}/test), which is none of these.
  */
-export function deliveryJobId(webhookId: string, mutationId: string, part = 0): string {
-  return part === 0 ? `${webhookId}.${mutationId}` : `${webhookId}.${mutationId}.${part}`;
+export type DeliveryEvent =
+  | { kind: "mutation"; mutationId: string }
+  | { kind: "deferred"; recordUid: string; dueAt: number }
+  | { kind: "tick"; at: number }
+  | { kind: "test"; id: string };
+
+/**
+ * The event id of `event`: a mutation's own id (as deliveries had it before other kinds existed),
+ * `deferred:<recordUid>:<dueMs>`, `tick:<ms>`, `test:<id>`. Pure.
+ */
+export function eventIdOf(event: DeliveryEvent): string {
+  switch (event.kind) {
+    case "mutation":
+      return event.mutationId;
+    case "deferred":
+      return `deferred:${event.recordUid}:${Math.trunc(event.dueAt)}`;
+    case "tick":
+      return `tick:${Math.trunc(event.at)}`;
+    case "test":
+      return `test:${event.id}`;
+  }
 }
 
 /**
- * The delivery id of a webhook × mutation (× part, see `DeliveryJob.part`) committed at
- * `committedAt` (ms): derived, so a re-enqueue after a crash names the same delivery, and laid
+ * Queue job id: one job per webhook × event × part, so a re-enqueue while the job is queued is
+ * a no-op. Part 0 keeps the id jobs had before parts existed (`<webhook>.<mutation>`). BullMQ
+ * refuses custom ids holding `:` (its own scheduler's ids use it), so an event id's `:` is
+ * written `~`, which no event id holds (mutation ids and record UIDs are UUIDs).
+ */
+export function deliveryJobId(webhookId: string, eventId: string, part = 0): string {
+  const event = eventId.replaceAll(":", "~");
+  return part === 0 ? `${webhookId}.${event}` : `${webhookId}.${event}.${part}`;
+}
+
+/**
+ * The delivery id of a webhook × event (× part, see `DeliveryJob.part`) that happened at
+ * `committedAt` (ms: the mutation's commit, the due time, the tick): derived, so a re-enqueue after a crash names the same delivery, and laid
  * out as a UUIDv7 — the commit's time first, then a hash — so the deliveries of one period sit
  * together in the store's indexes: logging them dirties a few pages, not one page per delivery.
  * Part 0 keeps the id deliveries had before parts existed.
  */
-export function deliveryIdOf(webhookId: string, mutationId: string, committedAt: number, part = 0): string {
+export function deliveryIdOf(webhookId: string, eventId: string, committedAt: number, part = 0): string {
   const time = Math.max(0, Math.trunc(committedAt)).toString(16).padStart(12, "0").slice(-12);
-  const named = part === 0 ? `${webhookId}/${mutationId}` : `${webhookId}/${mutationId}/${part}`;
+  const named = part === 0 ? `${webhookId}/${eventId}` : `${webhookId}/${eventId}/${part}`;
   const hex = createHash("sha256").update(named).digest("hex");
   return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${hex.slice(13, 16)}-9${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

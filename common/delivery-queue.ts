@@ -1,7 +1,7 @@
 /**
  * The delivery queue as both processes see it: the API puts DeliveryJobs on
  * it (validated here, before they reach Redis), the dispatcher consumes them
- * (dispatcher/worker.ts). One job per delivery (webhook × mutation × part); the dispatcher owns
+ * (dispatcher/worker.ts). One job per delivery (webhook × event × part); the dispatcher owns
  * the retry policy, so jobs carry no BullMQ attempts or backoff options.
  */
 import { Queue } from "bullmq";
@@ -61,8 +61,8 @@ function validated(jobs: readonly DeliveryJob[]): DeliveryJob[] {
 }
 
 /**
- * Enqueues delivery jobs in one round trip. Idempotent per webhook × mutation × part:
- * the job id is `deliveryJobId(webhookId, mutationId, part)`, so a job already in the
+ * Enqueues delivery jobs in one round trip. Idempotent per webhook × event × part:
+ * the job id is `deliveryJobId(webhookId, eventId, part)`, so a job already in the
  * queue (waiting, delayed, active, or failed and still retained) is left as it
  * is; one that completed is queued again, and the dispatcher drops it.
  * @throws InvalidDeliveryJobError when any job breaks the contract (none is enqueued).
@@ -74,7 +74,7 @@ export async function enqueueDeliveries(queue: DeliveryQueue, jobs: readonly Del
     valid.map((job) => ({
       name: DELIVERY_JOB_NAME,
       data: job,
-      opts: jobOptions(deliveryJobId(job.webhookId, job.mutationId, job.part)),
+      opts: jobOptions(deliveryJobId(job.webhookId, job.eventId, job.part)),
     })),
   );
 }
@@ -99,7 +99,7 @@ export type RequeueResult =
 export async function requeueDelivery(queue: DeliveryQueue, job: DeliveryJob): Promise<RequeueResult> {
   const [valid] = validated([job]);
   if (!valid) throw new InvalidDeliveryJobError(["no job"]);
-  const jobId = deliveryJobId(valid.webhookId, valid.mutationId, valid.part);
+  const jobId = deliveryJobId(valid.webhookId, valid.eventId, valid.part);
   const existing = await queue.getJob(jobId);
   if (existing) {
     const state = await existing.getState();

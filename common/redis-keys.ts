@@ -6,6 +6,12 @@
 /** The BullMQ queue holding delivery jobs (api enqueues, dispatcher consumes). */
 export const DELIVERY_QUEUE = "deliveries";
 
+/**
+ * The BullMQ queue of webhook events that are not mutations: schedule ticks (job schedulers) and
+ * deferred firings (delayed jobs). The API enqueues and consumes them.
+ */
+export const WEBHOOK_EVENT_QUEUE = "webhook-events";
+
 /** Builds the key names for one prefix. */
 export function redisKeys(prefix: string) {
   return {

@@ -34,7 +34,10 @@ export interface DeliveryAttempt {
 export interface Delivery {
   id: string;
   webhookId: string;
-  mutationId: string;
+  /** The event the delivery reports: a mutation's id, `deferred:<uid>:<dueMs>`, `tick:<ms>` or `test:<id>`. */
+  eventId: string;
+  /** The mutation's id for a mutation's delivery; null for a deferred firing, a tick or a test. */
+  mutationId: string | null;
   part: number;
   status: DeliveryStatus;
   attemptCount: number;

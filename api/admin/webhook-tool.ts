@@ -1,10 +1,10 @@
 /**
  * Webhooks as deployable artifacts: a command-line client of the REST API
  * (`npm run webhooks -- <command>`). Deploys a webhook from a JSON file
- * (create, or replace the one with the same name), lists, deletes, sets
- * config variables, rotates a signing secret, sends a test delivery, enables a
- * webhook a 410 Gone disabled and lists its deliveries. Talks HTTP only:
- * SERVICE_URL and SERVICE_TOKEN.
+ * of any kind (graphql, graphql_deferred, scheduled; create, or replace the one
+ * with the same name, its kind too), lists, deletes, sets config variables,
+ * rotates a signing secret, sends a test delivery, enables a webhook a 410 Gone
+ * disabled and lists its deliveries. Talks HTTP only: SERVICE_URL and SERVICE_TOKEN.
  */
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
@@ -13,7 +13,8 @@ import { emptyAsUndefined, loadConfig } from "../../common/load-config.ts";
 
 export const WEBHOOK_TOOL_USAGE = `usage: npm run webhooks -- <command>   (env: SERVICE_URL, SERVICE_TOKEN)
   deploy <file.json>                 create the webhook, or replace the one with the same name
-  list                               one line per webhook: id, name, url, enabled
+  list                               one line per webhook: id, name, url, enabled, kind (graphql,
+                                     graphql_deferred <field>+<offset>, scheduled <cron>)
   delete <name-or-id>
   set-var <KEY> <value> [--secret] [--description <text>]
   rotate-secret <name-or-id> [--grace <seconds>]   new signing secret; the old one signs too for the
@@ -51,6 +52,18 @@ interface WebhookView {
   name: string;
   url: string;
   enabled: boolean;
+  type: string;
+  cron?: string;
+  field?: string;
+  offset?: number | { field: string; default?: number };
+}
+
+/** The kind column of `list`: the type, and when it fires for the deferred and scheduled kinds. */
+function kindOf(w: WebhookView): string {
+  if (w.type === "scheduled") return `scheduled ${w.cron}`;
+  if (w.type !== "graphql_deferred") return w.type;
+  const offset = typeof w.offset === "object" ? w.offset.field : `${w.offset}ms`;
+  return `graphql_deferred ${w.field}+${offset}`;
 }
 
 interface DeliveryView {
@@ -109,7 +122,7 @@ export async function runWebhookTool(argv: string[], call: Call): Promise<string
     }
     case "list":
       return (await webhooks()).map(
-        (w) => `${w.id}\t${w.name}\t${w.url}\t${w.enabled ? "enabled" : "disabled"}`,
+        (w) => `${w.id}\t${w.name}\t${w.url}\t${w.enabled ? "enabled" : "disabled"}\t${kindOf(w)}`,
       );
     case "delete": {
       const webhook = await target();

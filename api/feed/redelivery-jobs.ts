@@ -7,7 +7,7 @@ export function redeliveryJobs(deliveries: readonly DeliveryRecord[], requestId?
   return deliveries.map((delivery) => ({
     tenantId: delivery.tenantId,
     webhookId: delivery.webhookId,
-    mutationId: delivery.mutationId,
+    eventId: delivery.eventId,
     // Part 0 as jobs had it before parts existed: no field, so the job id is the same.
     ...(delivery.part === 0 ? {} : { part: delivery.part }),
     deliveryId: delivery.id,

@@ -32,7 +32,9 @@ interface Part {
 export function splitDelivery(job: DeliveryJob, maxBodyBytes: number): PlannedDelivery[] {
   const whole = JSON.stringify(job.body);
   const wholeBytes = Buffer.byteLength(whole);
-  if (wholeBytes <= maxBodyBytes) return [{ job, bodyText: whole, bytes: wholeBytes }];
+  // A tick's `{}` has no elements to split.
+  if (wholeBytes <= maxBodyBytes || !Array.isArray(job.body))
+    return [{ job, bodyText: whole, bytes: wholeBytes }];
   const parts: Part[] = [];
   let current: Part | undefined;
   for (const element of job.body) {
@@ -53,7 +55,7 @@ export function splitDelivery(job: DeliveryJob, maxBodyBytes: number): PlannedDe
     job: {
       ...job,
       part,
-      deliveryId: deliveryIdOf(job.webhookId, job.mutationId, job.committedAt, part),
+      deliveryId: deliveryIdOf(job.webhookId, job.eventId, job.committedAt, part),
       body: p.elements,
     },
     bodyText: `[${p.texts.join(",")}]`,

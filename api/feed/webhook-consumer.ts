@@ -51,7 +51,7 @@ function jobsOf(
   return matches.map(({ subscriber: { webhookId }, elements }) => ({
     tenantId,
     webhookId,
-    mutationId,
+    eventId: mutationId,
     deliveryId: deliveryIdOf(webhookId, mutationId, committedAt),
     body: elements,
     committedAt,
@@ -65,7 +65,7 @@ const pendingDelivery = ({ job, bodyText }: PlannedDelivery, at: number): Delive
   tenantId: job.tenantId,
   id: job.deliveryId,
   webhookId: job.webhookId,
-  mutationId: job.mutationId,
+  eventId: job.eventId,
   part: job.part ?? 0,
   status: "pending",
   body: bodyText,

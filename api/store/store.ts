@@ -36,7 +36,12 @@ export {
   type WithLookups,
 } from "./ports/records-port.ts";
 export type { DeliveryAge, DeliveryPruneStep } from "./ports/retention-port.ts";
-export type { WebhookRecord } from "./ports/webhook-port.ts";
+export type {
+  DeferredOffset,
+  DeferredOptions,
+  WebhookKind,
+  WebhookRecord,
+} from "./ports/webhook-port.ts";
 
 /** Reads, usable inside and outside a unit of work. */
 export interface StoreReader

@@ -28,7 +28,9 @@ const webhookView = (webhook: WebhookRecord) => ({
   name: webhook.name,
   url: webhook.url,
   type: webhook.type,
-  query: webhook.query,
+  // A scheduled webhook has no query; what a kind adds (field, offset, filter; cron) is shown as it was given.
+  ...(webhook.type === "scheduled" ? {} : { query: webhook.query }),
+  ...webhook.options,
   headers: webhook.headers,
   enabled: webhook.enabled,
   disabledReason: webhook.disabledReason,
@@ -47,7 +49,10 @@ const webhookView = (webhook: WebhookRecord) => ({
 const deliveryView = ({ delivery, attempts }: { delivery: DeliveryRecord; attempts: DeliveryAttempt[] }) => ({
   id: delivery.id,
   webhookId: delivery.webhookId,
-  mutationId: delivery.mutationId,
+  eventId: delivery.eventId,
+  // As before event kinds existed: the mutation's id for a mutation's delivery, null for a deferred
+  // firing, a tick or a test (whose event id was `test-<uuid>` before event kinds).
+  mutationId: delivery.test || /^(deferred|tick):/.test(delivery.eventId) ? null : delivery.eventId,
   part: delivery.part,
   test: delivery.test,
   status: delivery.status,
@@ -153,6 +158,14 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
       doc("List the webhooks"),
     )
     .get(
+      "/deferred/schema",
+      async ({ principal, set }) => {
+        set.headers["content-type"] = "text/plain; charset=utf-8";
+        return webhooks.deferredSchema(principal.tenantId);
+      },
+      doc("The deferred schema (SDL) that deferred webhooks' queries are written against"),
+    )
+    .get(
       "/:id",
       async ({ principal, params }) => ({
         result: webhookView(await webhooks.get(principal.tenantId, params.id)),
@@ -242,7 +255,9 @@ export function webhookRoutes(auth: AuthService, webhooks: WebhookService) {
         set.status = 202;
         return { result: { id: delivery.id, status: delivery.status, test: true } };
       },
-      doc("Send an example delivery shaped by the webhook's subscription", { status: 202 }),
+      doc("Send an example delivery shaped by the webhook's subscription ({} for a scheduled webhook)", {
+        status: 202,
+      }),
     )
     .post(
       "/:id/enable",

@@ -6,17 +6,27 @@
  * re-enabling a webhook a 410 Gone disabled.
  */
 import { randomBytes } from "node:crypto";
-import { deliveryIdOf } from "../../common/delivery-job.ts";
-import { ConflictError, type ErrorDetail, NotFoundError, ValidationError } from "../../common/errors.ts";
+import { printSchema } from "graphql";
+import { checkCron } from "../../common/cron.ts";
+import { type DeliveryJob, deliveryIdOf, eventIdOf } from "../../common/delivery-job.ts";
+import {
+  BadRequestError,
+  ConflictError,
+  type ErrorDetail,
+  NotFoundError,
+  ValidationError,
+} from "../../common/errors.ts";
 import { type SecretBox, webhookSecretContext } from "../../common/secret-box.ts";
 import { templateVariables } from "../../common/template.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
+import type { WebhookSchedules } from "../feed/webhook-events.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
 import type { DeliveryAttempt, DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
 import { exampleElement } from "../subscriptions/example-event.ts";
 import { parseSubscription } from "../subscriptions/parse-subscription.ts";
 import { selectionProblems } from "../subscriptions/selection-limits.ts";
-import type { WebhookDraft, WebhookInput } from "./webhook-input.ts";
+import { buildDeferredSchema, parseDeferredWebhook } from "./deferred-webhook.ts";
+import type { WebhookDefinition, WebhookDraft } from "./webhook-input.ts";
 
 export interface WebhookServiceDeps {
   store: Store;
@@ -29,6 +39,12 @@ export interface WebhookServiceDeps {
   maxSelectionFields: number;
   /** Puts deliveries (back) on the queue. */
   redeliver: (deliveries: DeliveryRecord[]) => Promise<void>;
+  /** The queue's schedules of scheduled webhooks, kept in step with their definitions. */
+  schedules: WebhookSchedules;
+  /** Least offset from CreatedDate/LastModifiedDate of a deferred webhook (DEFERRED_WEBHOOKS_MIN_OFFSET_MS). */
+  minDeferredOffsetMs?: number;
+  /** Accept 6-field crons, seconds first (SCHEDULED_WEBHOOKS_ALLOW_SECONDS; tests only). */
+  allowCronSeconds?: boolean;
   now?: () => number;
 }
 
@@ -50,6 +66,9 @@ export function createWebhookService({
   allowHttp,
   maxSelectionFields,
   redeliver,
+  schedules,
+  minDeferredOffsetMs = 5000,
+  allowCronSeconds = false,
   now = Date.now,
 }: WebhookServiceDeps) {
   /** Problems of a definition's URL: its scheme and form. */
@@ -75,8 +94,8 @@ export function createWebhookService({
    * parts well-formed on their own, the URL, the variables and the subscription.
    * @throws ValidationError listing them all.
    */
-  async function check(tenantId: string, draft: WebhookDraft): Promise<WebhookInput> {
-    const { url, headers = {}, query } = draft.parts;
+  async function check(tenantId: string, draft: WebhookDraft): Promise<WebhookDefinition> {
+    const { url, headers = {}, query, type } = draft.parts;
     const details = [...draft.problems, ...(url === undefined ? [] : urlProblems(url))];
     const defined = new Set((await store.listConfigVariables(tenantId)).map((variable) => variable.key));
     const texts: [string, string][] = [
@@ -91,11 +110,31 @@ export function createWebhookService({
           message: `undefined config variable${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`,
         });
     }
-    if (query !== undefined) {
+    if (type === "scheduled" && draft.parts.cron !== undefined) {
+      for (const problem of checkCron(draft.parts.cron, { allowSeconds: allowCronSeconds }).problems)
+        details.push({ path: "cron", message: `at position ${problem.position}: ${problem.message}` });
+    }
+    if (query !== undefined && type !== "scheduled") {
       const catalogue = await catalogues.get(tenantId);
+      const schema = schemas.get(catalogue).schema;
       try {
-        const subscription = parseSubscription(query, schemas.get(catalogue).schema, catalogue);
-        details.push(...selectionProblems(subscription, maxSelectionFields));
+        if (type === "graphql_deferred") {
+          const { field, offset, filter } = draft.parts;
+          if (field !== undefined && offset !== undefined) {
+            const options = { field, offset, ...(filter === undefined ? {} : { filter }) };
+            parseDeferredWebhook(
+              "",
+              query,
+              options,
+              buildDeferredSchema(schema, catalogue),
+              catalogue,
+              minDeferredOffsetMs,
+            );
+          }
+        } else {
+          const subscription = parseSubscription(query, schema, catalogue);
+          details.push(...selectionProblems(subscription, maxSelectionFields));
+        }
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         details.push(...(error.details ?? []));
@@ -151,10 +190,17 @@ export function createWebhookService({
           throw new ConflictError(`a webhook named '${input.name}' exists already`);
         await tx.insertWebhook(webhook);
       });
+      await schedules.sync(webhook);
       return { webhook, secret };
     },
 
     list: (tenantId: string) => store.listWebhooks(tenantId),
+
+    /** The tenant's deferred schema as SDL (`GET /webhooks/deferred/schema`). */
+    async deferredSchema(tenantId: string): Promise<string> {
+      const catalogue = await catalogues.get(tenantId);
+      return printSchema(buildDeferredSchema(schemas.get(catalogue).schema, catalogue));
+    },
     get: load,
 
     /**
@@ -163,7 +209,7 @@ export function createWebhookService({
     async replace(tenantId: string, id: string, draft: WebhookDraft, userId: string): Promise<WebhookRecord> {
       await load(tenantId, id);
       const input = await check(tenantId, draft);
-      return store.unitOfWork(async (tx) => {
+      const replaced = await store.unitOfWork(async (tx) => {
         const existing = await tx.findWebhook(tenantId, id);
         if (!existing) throw new NotFoundError(`no webhook with id '${id}'`);
         const other = await tx.findWebhookByName(tenantId, input.name);
@@ -179,6 +225,9 @@ export function createWebhookService({
         await tx.replaceWebhook(replaced);
         return replaced;
       });
+      // After the commit: a schedule for a definition that did not commit would tick for nothing.
+      await schedules.sync(replaced);
+      return replaced;
     },
 
     /**
@@ -227,26 +276,36 @@ export function createWebhookService({
     },
 
     /**
-     * Sends an example delivery, shaped by the webhook's subscription with example values,
-     * logged as a test delivery and delivered like any other.
+     * Sends an example delivery, logged as a test delivery and delivered like any other: for a
+     * graphql webhook one element shaped by its subscription with example values, for a scheduled
+     * one the `{}` a tick sends.
      * @throws ConflictError when the webhook is disabled; ValidationError when its subscription
-     * no longer compiles against the tenant's model.
+     * no longer compiles against the tenant's model; BadRequestError for a graphql_deferred webhook
+     * (its body is a query's answer for a real record, which an example cannot stand for).
      */
     async sendTest(tenantId: string, id: string): Promise<DeliveryRecord> {
       const webhook = await loadEnabled(tenantId, id);
-      const catalogue = await catalogues.get(tenantId);
-      const subscription = parseSubscription(webhook.query, schemas.get(catalogue).schema, catalogue);
+      if (webhook.type === "graphql_deferred")
+        throw new BadRequestError(
+          "test deliveries are sent to graphql and scheduled webhooks; a graphql_deferred webhook's deliveries are its records' firings",
+        );
       const at = now();
-      // Its own "mutation": a test is no change, and its id must not meet a real mutation's delivery.
-      const mutationId = `test-${crypto.randomUUID()}`;
+      let body: DeliveryJob["body"] = {};
+      if (webhook.type === "graphql") {
+        const catalogue = await catalogues.get(tenantId);
+        const subscription = parseSubscription(webhook.query, schemas.get(catalogue).schema, catalogue);
+        body = [exampleElement(subscription, at)];
+      }
+      // An event of its own: a test is no change, and its id must not meet a real event's delivery.
+      const eventId = eventIdOf({ kind: "test", id: crypto.randomUUID() });
       const delivery: DeliveryRecord = {
         tenantId,
-        id: deliveryIdOf(id, mutationId, at),
+        id: deliveryIdOf(id, eventId, at),
         webhookId: id,
-        mutationId,
+        eventId,
         part: 0,
         status: "pending",
-        body: JSON.stringify([exampleElement(subscription, at)]),
+        body: JSON.stringify(body),
         test: true,
         attempts: 0,
         committedAt: at,
@@ -261,6 +320,7 @@ export function createWebhookService({
     async delete(tenantId: string, id: string): Promise<void> {
       if (!(await store.unitOfWork((tx) => tx.deleteWebhook(tenantId, id))))
         throw new NotFoundError(`no webhook with id '${id}'`);
+      await schedules.remove(id);
     },
 
     async deliveries(tenantId: string, webhookId: string, query: DeliveryQuery) {

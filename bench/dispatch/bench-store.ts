@@ -32,7 +32,7 @@ export function createBenchStore(dataDir: string, secretsKey: string): BenchStor
   const now = Date.now();
   db.query("INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)").run(tenantId, tenantId, now);
   const insertDelivery = db.query(
-    `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+    `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, 'pending', ?, 0, ?, ?, ?)`,
   );
   const insertAll = db.transaction((jobs: DeliveryJob[]) => {
@@ -41,7 +41,7 @@ export function createBenchStore(dataDir: string, secretsKey: string): BenchStor
         tenantId,
         job.deliveryId,
         job.webhookId,
-        job.mutationId,
+        job.eventId,
         JSON.stringify(job.body),
         job.committedAt,
         now,
@@ -62,13 +62,13 @@ export function createBenchStore(dataDir: string, secretsKey: string): BenchStor
     addDeliveries(run, webhookIds, count) {
       const jobs = Array.from({ length: count }, (_, n): DeliveryJob => {
         const webhookId = webhookIds[n % webhookIds.length] as string;
-        const mutationId = `${run}-${Math.floor(n / webhookIds.length)}`;
+        const eventId = `${run}-${Math.floor(n / webhookIds.length)}`;
         const committedAt = Date.now();
         return {
           tenantId,
           webhookId,
-          mutationId,
-          deliveryId: deliveryIdOf(webhookId, mutationId, committedAt),
+          eventId,
+          deliveryId: deliveryIdOf(webhookId, eventId, committedAt),
           body: [{ data: { schemaJobs: { operation: "INSERT", id: n, name: `Job ${n}`, status: "open" } } }],
           committedAt,
         };

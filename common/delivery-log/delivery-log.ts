@@ -1,6 +1,6 @@
 /**
  * The delivery log's contract, shared by both processes: a delivery per
- * webhook, mutation and part (the API's change feed logs it pending), the
+ * webhook, event and part (the API logs it pending: its change feed for mutations, its event worker for deferred firings and schedule ticks), the
  * attempts the dispatcher logs against it, and the reads, writes and retention
  * steps the API's store offers over them (api/store/ports/delivery-log-port.ts
  * composes these into the store port). The dispatcher's own port over the same
@@ -16,7 +16,8 @@ export interface DeliveryRecord {
   tenantId: string;
   id: string;
   webhookId: string;
-  mutationId: string;
+  /** The event it reports (`DeliveryJob.eventId`): a mutation's id, `deferred:<uid>:<dueMs>` or `tick:<ms>`. */
+  eventId: string;
   /** Which of the mutation's deliveries to the webhook this is, from 0 (see `DeliveryJob.part`). */
   part: number;
   status: DeliveryStatus;
@@ -101,7 +102,7 @@ export interface DeliveryLogReader {
 /** Writes of the delivery log by the API (inside a unit of work). */
 export interface DeliveryLogWriter {
   /**
-   * Inserts deliveries if absent: one whose webhook, mutation and part are those of a logged
+   * Inserts deliveries if absent: one whose webhook, event and part are those of a logged
    * delivery is left as it is (the change feed re-logs a batch it redoes after a crash).
    */
   insertDeliveries(deliveries: readonly DeliveryRecord[]): Promise<void>;

@@ -13,7 +13,7 @@ const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const job: DeliveryJob = {
   tenantId: "t1",
   webhookId: "w1",
-  mutationId: "m1",
+  eventId: "m1",
   deliveryId: "d-123",
   body: [
     { data: { schemaJobs: { operation: "INSERT" } } },

@@ -23,7 +23,7 @@ describe("delivery queue", () => {
   test("a job that breaks the contract is refused before it reaches Redis, with the rest of its batch", async () => {
     h.store.addWebhook({ id: "w1", url: receiver.url });
     const good = h.store.addDelivery("w1");
-    const bad = { ...good, mutationId: "m2", body: [] } as DeliveryJob;
+    const bad = { ...good, eventId: "m2", body: [] } as DeliveryJob;
     const refused = enqueueDeliveries(h.queue, [good, bad]);
     await expect(refused).rejects.toThrow(InvalidDeliveryJobError);
     await expect(refused).rejects.toThrow("jobs[1].body");
@@ -38,13 +38,48 @@ describe("delivery queue", () => {
     expect(await h.queue.count()).toBe(1);
   });
 
+  test("every kind of event (a mutation, a deferred firing, a tick) is one delivery: enqueued once, POSTed once, its event in service-request-id's delivery", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    const events = [
+      `m-${crypto.randomUUID()}`,
+      `deferred:${crypto.randomUUID()}:1700000000000`,
+      "tick:1700000060000",
+    ];
+    const jobs = events.map((eventId) => h.store.addDelivery("w1", [{}], eventId));
+    await enqueueDeliveries(h.queue, jobs);
+    await enqueueDeliveries(h.queue, [...jobs, ...jobs]);
+    expect(await h.queue.count()).toBe(3);
+    expect(jobs.map((job) => deliveryJobId(job.webhookId, job.eventId))).toEqual([
+      `w1.${events[0]}`,
+      `w1.deferred~${events[1]?.split(":")[1]}~1700000000000`,
+      "w1.tick~1700000060000",
+    ]);
+    await h.start();
+    await eventually(() => expect(jobs.map(statusOf)).toEqual(["succeeded", "succeeded", "succeeded"]));
+    expect(receiver.requests.map((r) => r.headers["service-request-id"]).sort()).toEqual(
+      jobs.map((job) => job.deliveryId).sort(),
+    );
+  });
+
+  test("a job queued before event ids (its mutation in `mutationId`) is still delivered", async () => {
+    h.store.addWebhook({ id: "w1", url: receiver.url });
+    const job = h.store.addDelivery("w1");
+    const { eventId, ...rest } = job;
+    await h.queue.add("deliver", { ...rest, mutationId: eventId } as unknown as DeliveryJob, {
+      jobId: deliveryJobId(job.webhookId, eventId),
+    });
+    await h.start();
+    await eventually(() => expect(statusOf(job)).toBe("succeeded"));
+    expect(receiver.requests).toHaveLength(1);
+  });
+
   test("after delivery, a job enqueued again (a feed re-reading after a crash, a stray requeue) is dropped without a POST", async () => {
     h.store.addWebhook({ id: "w1", url: receiver.url });
     await h.start();
     const job = h.store.addDelivery("w1");
     const dropped = () => h.logLines.filter((line) => line.msg === "finished delivery's job dropped");
     const gone = async () =>
-      expect(await h.queue.getJob(deliveryJobId(job.webhookId, job.mutationId))).toBeUndefined();
+      expect(await h.queue.getJob(deliveryJobId(job.webhookId, job.eventId))).toBeUndefined();
     await enqueueDeliveries(h.queue, [job]);
     await eventually(() => expect(statusOf(job)).toBe("succeeded"));
     // A completed job leaves the queue: the delivery log is what makes the next one harmless.

@@ -99,7 +99,7 @@ describe("jobs parked at a slow endpoint", () => {
     // Parked 25 ms at a time, the second job would have been taken up dozens of times while the first one's
     // 2 s answer held the slot; parked as long as the slot has been held, its waits about double: ~7 times.
     // (Read before it completes: a completed job leaves the queue.)
-    const job = await h.queue.getJob(deliveryJobId(second.webhookId, second.mutationId));
+    const job = await h.queue.getJob(deliveryJobId(second.webhookId, second.eventId));
     expect(job?.attemptsStarted).toBeGreaterThan(0);
     expect(job?.attemptsStarted).toBeLessThan(15);
     await eventually(() => h.store.delivery(second.deliveryId)?.status === "succeeded", {
@@ -116,7 +116,7 @@ describe("jobs parked at a slow endpoint", () => {
     await eventually(() => slow.requests.length === 2, { timeoutMs: 10_000 });
 
     const jobs = await Promise.all(
-      deliveries.map((d) => h.queue.getJob(deliveryJobId(d.webhookId, d.mutationId))),
+      deliveries.map((d) => h.queue.getJob(deliveryJobId(d.webhookId, d.eventId))),
     );
     const taken = jobs.reduce((sum, job) => sum + (job?.attemptsStarted ?? 0), 0);
     // Each parked job waiting only as long as the slot has been held is taken ~5 times in these 4 s

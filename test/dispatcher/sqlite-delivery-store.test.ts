@@ -22,7 +22,7 @@ describe("SQLite delivery store", () => {
     const api = new Database(path, { strict: true });
     expect(migrate(api)).toBe(0);
     api.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
-    api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+    api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
              VALUES ('t', 'd1', 'w', 'm', 'pending', '[]', 0, 0, 0, 0)`);
     expect(await store.loadDelivery("t", "d1", "w")).toEqual({ status: "pending", webhook: null });
     expect(await store.loadDelivery("t", "missing", "w")).toEqual({ status: null, webhook: null });
@@ -51,7 +51,7 @@ describe("SQLite delivery store", () => {
     const api = new Database(path, { create: true, strict: true });
     migrate(api);
     api.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
-    api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+    api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
              VALUES ('t', 'd1', 'w', 'm', 'pending', '[]', 0, 0, 0, 0)`);
     const logged = () => ({
       delivery: api.query("SELECT status, attempts FROM deliveries WHERE id = 'd1'").get(),

@@ -22,7 +22,7 @@ describe("SQLite delivery store group commit", () => {
     migrate(api);
     for (const id of ids) {
       api.run(
-        `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+        `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
          VALUES ('t', ?, 'w', ?, 'pending', '[]', 0, 0, 0, 0)`,
         [id, `m-${id}`],
       );

@@ -16,7 +16,7 @@ import { openTestRedis, type TestRedis } from "../support/redis.ts";
 const job = (n: number): DeliveryJob => ({
   tenantId: "t1",
   webhookId: "w1",
-  mutationId: `m${n}`,
+  eventId: `m${n}`,
   deliveryId: `d${n}`,
   body: [{ data: { schemaJobs: { operation: "INSERT" } } }],
   committedAt: Date.now(),

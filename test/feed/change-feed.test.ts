@@ -63,7 +63,7 @@ describe("matching committed changes", () => {
     expect(jobs.length).toBe(3);
     const bodies = jobs
       .map((j) => j.data)
-      .sort((a, b) => a.committedAt - b.committedAt || a.mutationId.localeCompare(b.mutationId));
+      .sort((a, b) => a.committedAt - b.committedAt || a.eventId.localeCompare(b.eventId));
     const name = (
       (bodies[0] as { body: unknown[] }).body[0] as { data: { schemaJobs: { data: { Name: string } } } }
     ).data.schemaJobs.data.Name;
@@ -105,7 +105,9 @@ describe("matching committed changes", () => {
     await t.feed.processBatch();
     expect(
       (await jobsFor(id)).map(
-        (j) => (j.data.body[0] as { data: { schemaJobs: { operation: string } } }).data.schemaJobs.operation,
+        (j) =>
+          ((j.data.body as unknown[])[0] as { data: { schemaJobs: { operation: string } } }).data.schemaJobs
+            .operation,
       ),
     ).toEqual(["INSERT"]);
   });

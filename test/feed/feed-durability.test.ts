@@ -48,8 +48,8 @@ describe("change feed durability", () => {
         jobs
           .map(
             (j) =>
-              (j.data.body[0] as { data: { schemaRegions: { data: { Name: string } } } }).data.schemaRegions
-                .data.Name,
+              ((j.data.body as unknown[])[0] as { data: { schemaRegions: { data: { Name: string } } } }).data
+                .schemaRegions.data.Name,
           )
           .sort(),
       ).toEqual(["a", "b", "c"]);

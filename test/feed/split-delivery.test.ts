@@ -5,7 +5,7 @@ import { type DeliveryJob, deliveryIdOf, deliveryJobId } from "../../common/deli
 const job = (body: unknown[]): DeliveryJob => ({
   tenantId: "t",
   webhookId: "w",
-  mutationId: "m",
+  eventId: "m",
   deliveryId: deliveryIdOf("w", "m", 1_700_000_000_000),
   body,
   committedAt: 1_700_000_000_000,
@@ -80,7 +80,7 @@ describe("splitDelivery", () => {
     );
     // Planned again (a re-read after a crash): the same deliveries.
     expect(splitDelivery(whole, 150)).toEqual(planned);
-    const jobIds = planned.map((p) => deliveryJobId(p.job.webhookId, p.job.mutationId, p.job.part));
+    const jobIds = planned.map((p) => deliveryJobId(p.job.webhookId, p.job.eventId, p.job.part));
     expect(jobIds).toEqual(["w.m", "w.m.1", "w.m.2"]);
     expect(planned.map((p) => p.job.deliveryId[14])).toEqual(["7", "7", "7"]);
   });

@@ -40,7 +40,7 @@ test("a running API deletes finished deliveries past DELIVERY_LOG_RETENTION_DAYS
 
   const db = new Database(join(service.dataDir, "store.sqlite"));
   const insert = db.query(
-    `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+    `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, 'succeeded', '[]', 1, ?, ?, ?)`,
   );
   const now = Date.now();

@@ -73,7 +73,7 @@ async function delivery(
     tenantId: acme.tenant.id,
     id,
     webhookId,
-    mutationId: `mutation-${id}`,
+    eventId: `mutation-${id}`,
     part: 0,
     status: "pending",
     body: "[]",

@@ -76,7 +76,7 @@ export async function createTestApp(
   // A test may point REDIS_URL elsewhere (at nothing, say); the app then uses that connection.
   const redis = env.REDIS_URL ? connectRedis(config.REDIS_URL, () => undefined) : testRedis.redis;
   const runtime = createApiRuntime(config, services, redis, log);
-  const { app, feed } = runtime;
+  const { app, feed, events } = runtime;
 
   async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
     const headers: Record<string, string> = { ...options.headers };
@@ -138,6 +138,7 @@ export async function createTestApp(
     app,
     feed,
     live: runtime.live,
+    events,
     metrics: runtime.metrics,
     config,
     store,

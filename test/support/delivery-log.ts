@@ -45,8 +45,8 @@ export interface DeliveryLogFixture {
   setVariable(key: string, value: string, configType?: "plain-text" | "secret"): void;
   deleteVariable(key: string): void;
   deleteWebhook(id: string): void;
-  /** Inserts a pending delivery row (as the API's change feed does) and returns its job. */
-  addDelivery(webhookId: string, body?: unknown[]): DeliveryJob;
+  /** Logs a pending delivery of `eventId` (a fresh mutation id by default) and returns its job. */
+  addDelivery(webhookId: string, body?: unknown[], eventId?: string): DeliveryJob;
   /** Sets a delivery back to `pending`, as the API does before a manual retry. */
   resetDelivery(id: string): void;
   delivery(id: string): LoggedDelivery | null;
@@ -104,21 +104,24 @@ export function openDeliveryLog(): DeliveryLogFixture {
     deleteWebhook(id) {
       db.query("DELETE FROM webhooks WHERE tenant_id = ? AND id = ?").run(tenantId, id);
     },
-    addDelivery(webhookId, body = [{ data: { schemaJobs: { operation: "INSERT", n: ++counter } } }]) {
-      const mutationId = `m-${crypto.randomUUID()}`;
+    addDelivery(
+      webhookId,
+      body = [{ data: { schemaJobs: { operation: "INSERT", n: ++counter } } }],
+      eventId = `m-${crypto.randomUUID()}`,
+    ) {
       const committedAt = Date.now();
       const job: DeliveryJob = {
         tenantId,
         webhookId,
-        mutationId,
-        deliveryId: deliveryIdOf(webhookId, mutationId, committedAt),
+        eventId,
+        deliveryId: deliveryIdOf(webhookId, eventId, committedAt),
         body,
         committedAt,
       };
       db.query(
-        `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, status, body, attempts, committed_at, created_at, updated_at)
+        `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, 'pending', ?, 0, ?, ?, ?)`,
-      ).run(tenantId, job.deliveryId, webhookId, mutationId, JSON.stringify(body), job.committedAt, now, now);
+      ).run(tenantId, job.deliveryId, webhookId, eventId, JSON.stringify(body), job.committedAt, now, now);
       return job;
     },
     resetDelivery(id) {

@@ -1,13 +1,34 @@
 /** The webhook aggregate of the store port: a tenant's webhook definitions and their set's version. */
 
+/** The kinds of webhook (SPEC.md §7, §11): on changes, deferred after a record's instant, on a schedule. */
+export type WebhookKind = "graphql" | "graphql_deferred" | "scheduled";
+
+/** How long after its instant a deferred record is due: fixed ms, or read from a field of the record. */
+export type DeferredOffset = number | { field: string; default?: number };
+
+/** What a deferred webhook adds: the record's instant field, the offset from it, the filter that must hold at fire time. */
+export interface DeferredOptions {
+  field: string;
+  offset: DeferredOffset;
+  filter?: string;
+}
+
+/** What a scheduled webhook adds: its 5-field cron expression (UTC). */
+export interface ScheduledOptions {
+  cron: string;
+}
+
 /** A stored webhook; `secret` is sealed (encrypted), never the plaintext. */
 export interface WebhookRecord {
   tenantId: string;
   id: string;
   name: string;
   url: string;
-  type: "graphql";
+  type: WebhookKind;
+  /** The subscription (graphql), the deferred query (graphql_deferred); empty for a scheduled webhook. */
   query: string;
+  /** What the kind adds: DeferredOptions or ScheduledOptions; null for graphql. */
+  options: DeferredOptions | ScheduledOptions | null;
   headers: Record<string, string>;
   secret: string;
   /**
@@ -60,9 +81,9 @@ export interface WebhookWriter {
    */
   insertWebhook(webhook: WebhookRecord): Promise<void>;
   /**
-   * Replaces the definition (name, url, query, headers, enabled, disabledReason, disabledAt,
-   * enabledBy, enabledAt, updatedAt) of the tenant's webhook `webhook.id` and bumps its version;
-   * the secrets and creation time stay.
+   * Replaces the definition (name, url, type, query, options, headers, enabled, disabledReason,
+   * disabledAt, enabledBy, enabledAt, updatedAt) of the tenant's webhook `webhook.id` and bumps its
+   * version; the secrets and creation time stay.
    * @throws ConflictError when another webhook of the tenant has the new name.
    */
   replaceWebhook(webhook: WebhookRecord): Promise<void>;

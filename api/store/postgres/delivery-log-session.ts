@@ -9,13 +9,13 @@ import type {
 } from "../ports/delivery-log-port.ts";
 import type { BoundValue, Runner } from "./runner.ts";
 
-const COLUMNS = `tenant_id, id, webhook_id, mutation_id, part, status, body, test, attempts, committed_at,
+const COLUMNS = `tenant_id, id, webhook_id, event_id, part, status, body, test, attempts, committed_at,
   created_at, updated_at`;
 const SQL = {
   find: `SELECT ${COLUMNS} FROM deliveries WHERE tenant_id = $1 AND id = $2`,
   attempts: `SELECT delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, request
     FROM delivery_attempts WHERE tenant_id = $1 AND delivery_id = ANY($2::text[]) ORDER BY delivery_id, attempt`,
-  // One statement for the batch; a delivery logged already (webhook × mutation × part) is left as it is.
+  // One statement for the batch; a delivery logged already (webhook × event × part) is left as it is.
   insert: `INSERT INTO deliveries (${COLUMNS})
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int4[], $6::text[], $7::text[],
       $8::bool[], $9::int4[], $10::int8[], $11::int8[], $12::int8[])
@@ -27,7 +27,7 @@ interface DeliveryRow {
   tenant_id: string;
   id: string;
   webhook_id: string;
-  mutation_id: string;
+  event_id: string;
   part: number;
   status: DeliveryRecord["status"];
   body: string;
@@ -54,7 +54,7 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   tenantId: row.tenant_id,
   id: row.id,
   webhookId: row.webhook_id,
-  mutationId: row.mutation_id,
+  eventId: row.event_id,
   part: row.part,
   status: row.status,
   body: row.body,
@@ -112,7 +112,7 @@ export function createDeliveryLogSession(db: Runner): DeliveryLogReader & Delive
         column((d) => d.tenantId),
         column((d) => d.id),
         column((d) => d.webhookId),
-        column((d) => d.mutationId),
+        column((d) => d.eventId),
         column((d) => d.part),
         column((d) => d.status),
         column((d) => d.body),

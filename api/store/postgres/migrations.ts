@@ -161,6 +161,7 @@ export const MIGRATIONS: readonly Migration[] = [
         url text NOT NULL,
         type text NOT NULL,
         query text NOT NULL,
+        options text,
         headers text NOT NULL,
         secret text NOT NULL,
         previous_secret text,
@@ -191,7 +192,7 @@ export const MIGRATIONS: readonly Migration[] = [
         tenant_id text COLLATE "C" NOT NULL,
         id text COLLATE "C" NOT NULL,
         webhook_id text COLLATE "C" NOT NULL,
-        mutation_id text COLLATE "C" NOT NULL,
+        event_id text COLLATE "C" NOT NULL,
         part int NOT NULL DEFAULT 0,
         status text NOT NULL,
         body text NOT NULL,
@@ -201,7 +202,7 @@ export const MIGRATIONS: readonly Migration[] = [
         created_at bigint NOT NULL,
         updated_at bigint NOT NULL,
         PRIMARY KEY (tenant_id, id),
-        UNIQUE (webhook_id, mutation_id, part)
+        UNIQUE (webhook_id, event_id, part)
       );
       CREATE INDEX deliveries_by_webhook ON deliveries (tenant_id, webhook_id, created_at);
       CREATE INDEX deliveries_by_age ON deliveries (created_at, id);

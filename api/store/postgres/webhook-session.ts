@@ -4,12 +4,12 @@
  * webhook (a data-modifying CTE), not by a trigger: the engine keeps to what
  * PostgreSQL-wire services without triggers do too.
  */
-import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
+import type { WebhookKind, WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
 import { uniquely } from "./pg-errors.ts";
 import type { Runner } from "./runner.ts";
 
-const COLUMNS = `tenant_id, id, name, url, type, query, headers, secret, previous_secret, previous_secret_until,
-  enabled, disabled_reason, disabled_at, enabled_by, enabled_at, version, created_at, updated_at`;
+const COLUMNS = `tenant_id, id, name, url, type, query, options, headers, secret, previous_secret,
+  previous_secret_until, enabled, disabled_reason, disabled_at, enabled_by, enabled_at, version, created_at, updated_at`;
 /** Appended to a CTE `w` that wrote webhooks (returning their tenant): bumps each tenant's set version. */
 const BUMP = `INSERT INTO webhook_set_versions (tenant_id, version) SELECT DISTINCT tenant_id, 1 FROM w
   ON CONFLICT (tenant_id) DO UPDATE SET version = webhook_set_versions.version + 1`;
@@ -20,11 +20,12 @@ const SQL = {
   find: `SELECT ${COLUMNS} FROM webhooks WHERE tenant_id = $1 AND id = $2`,
   findByName: `SELECT ${COLUMNS} FROM webhooks WHERE tenant_id = $1 AND lower(name) = lower($2)`,
   insert: `WITH w AS (INSERT INTO webhooks (${COLUMNS})
-      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING tenant_id)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+      RETURNING tenant_id)
     ${BUMP}`,
-  replace: `WITH w AS (UPDATE webhooks SET name = $1, url = $2, query = $3, headers = $4, enabled = $5,
-      disabled_reason = $6, disabled_at = $7, enabled_by = $8, enabled_at = $9, version = version + 1,
-      updated_at = $10 WHERE tenant_id = $11 AND id = $12
+  replace: `WITH w AS (UPDATE webhooks SET name = $1, url = $2, type = $3, query = $4, options = $5, headers = $6,
+      enabled = $7, disabled_reason = $8, disabled_at = $9, enabled_by = $10, enabled_at = $11,
+      version = version + 1, updated_at = $12 WHERE tenant_id = $13 AND id = $14
       RETURNING tenant_id)
     ${BUMP}`,
   rotate: `WITH w AS (UPDATE webhooks SET secret = $1, previous_secret = $2, previous_secret_until = $3,
@@ -39,8 +40,10 @@ interface WebhookRow {
   id: string;
   name: string;
   url: string;
-  type: "graphql";
+  type: WebhookKind;
   query: string;
+  /** What the kind adds (DeferredOptions, ScheduledOptions), as JSON; null for graphql. */
+  options: string | null;
   headers: string;
   secret: string;
   previous_secret: string | null;
@@ -64,6 +67,7 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   url: row.url,
   type: row.type,
   query: row.query,
+  options: row.options === null ? null : JSON.parse(row.options),
   headers: JSON.parse(row.headers) as Record<string, string>,
   secret: row.secret,
   previousSecret: row.previous_secret,
@@ -100,6 +104,7 @@ export function createWebhookSession(db: Runner): WebhookReader & WebhookWriter 
           w.url,
           w.type,
           w.query,
+          w.options === null ? null : JSON.stringify(w.options),
           JSON.stringify(w.headers),
           w.secret,
           w.previousSecret,
@@ -120,7 +125,9 @@ export function createWebhookSession(db: Runner): WebhookReader & WebhookWriter 
         db.run(SQL.replace, [
           w.name,
           w.url,
+          w.type,
           w.query,
+          w.options === null ? null : JSON.stringify(w.options),
           JSON.stringify(w.headers),
           w.enabled,
           w.disabledReason,

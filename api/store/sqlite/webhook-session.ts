@@ -15,6 +15,7 @@ const toWebhook = (row: WebhookRow): WebhookRecord => ({
   url: row.url,
   type: row.type,
   query: row.query,
+  options: row.options === null ? null : JSON.parse(row.options),
   headers: decodeHeaders(row),
   secret: row.secret,
   previousSecret: row.previous_secret,
@@ -44,13 +45,13 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
       "SELECT * FROM webhooks WHERE tenant_id = ? AND name = ?",
     ),
     insert: db.query(
-      `INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, previous_secret,
+      `INSERT INTO webhooks (tenant_id, id, name, url, type, query, options, headers, secret, previous_secret,
          previous_secret_until, enabled, disabled_reason, disabled_at, enabled_by, enabled_at, version, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     replace: db.query(
-      `UPDATE webhooks SET name = ?, url = ?, query = ?, headers = ?, enabled = ?, disabled_reason = ?,
-         disabled_at = ?, enabled_by = ?, enabled_at = ?, version = version + 1, updated_at = ?
+      `UPDATE webhooks SET name = ?, url = ?, type = ?, query = ?, options = ?, headers = ?, enabled = ?,
+         disabled_reason = ?, disabled_at = ?, enabled_by = ?, enabled_at = ?, version = version + 1, updated_at = ?
        WHERE tenant_id = ? AND id = ?`,
     ),
     rotate: db.query(
@@ -80,6 +81,7 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
           w.url,
           w.type,
           w.query,
+          w.options === null ? null : JSON.stringify(w.options),
           JSON.stringify(w.headers),
           w.secret,
           w.previousSecret,
@@ -101,7 +103,9 @@ export function createWebhookSession(db: Database): WebhookReader & WebhookWrite
         q.replace.run(
           w.name,
           w.url,
+          w.type,
           w.query,
+          w.options === null ? null : JSON.stringify(w.options),
           JSON.stringify(w.headers),
           w.enabled ? 1 : 0,
           w.disabledReason,

@@ -22,7 +22,7 @@ interface DeliveryRow {
   tenant_id: string;
   id: string;
   webhook_id: string;
-  mutation_id: string;
+  event_id: string;
   part: number;
   status: DeliveryRecord["status"];
   body: string;
@@ -60,7 +60,7 @@ const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
   tenantId: row.tenant_id,
   id: row.id,
   webhookId: row.webhook_id,
-  mutationId: row.mutation_id,
+  eventId: row.event_id,
   part: row.part,
   status: row.status,
   body: row.body,
@@ -90,7 +90,7 @@ export function createDeliveryLogSession(
       "SELECT * FROM deliveries WHERE tenant_id = ? AND id = ?",
     ),
     insertDelivery: db.query(
-      `INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, part, status, body, test, attempts, committed_at, created_at, updated_at)
+      `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, part, status, body, test, attempts, committed_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
     ),
     reset: db.query(
@@ -143,7 +143,7 @@ export function createDeliveryLogSession(
           d.tenantId,
           d.id,
           d.webhookId,
-          d.mutationId,
+          d.eventId,
           d.part,
           d.status,
           d.body,

@@ -281,6 +281,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE delivery_attempts ADD COLUMN request TEXT;
     `,
   },
+  {
+    version: 12,
+    name: "webhook kinds and delivery events",
+    // A delivery reports an event of any kind (a mutation, a deferred record's firing at a due time, a
+    // schedule tick): the mutation id column becomes the event id, its values stay (a mutation's event id
+    // is its id) and so does the uniqueness of webhook × event × part. Webhooks of the deferred and
+    // scheduled kinds keep what their kind adds (field, offset, filter; cron) as JSON in `options`.
+    sql: `
+      ALTER TABLE deliveries RENAME COLUMN mutation_id TO event_id;
+      ALTER TABLE webhooks ADD COLUMN options TEXT;
+    `,
+  },
 ];
 
 /**

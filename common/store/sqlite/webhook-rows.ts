@@ -14,8 +14,10 @@ export interface WebhookRow {
   id: string;
   name: string;
   url: string;
-  type: "graphql";
+  type: "graphql" | "graphql_deferred" | "scheduled";
   query: string;
+  /** What the kind adds, as JSON (migration 11); null for graphql. */
+  options: string | null;
   /** A JSON object of header names to values. */
   headers: string;
   /** Sealed (secret-box.ts). */

@@ -50,6 +50,7 @@ export const webhook = (tenantId: string, name: string, createdAt = Date.now()):
   name,
   url: "https://receiver.example/hook",
   type: "graphql",
+  options: null,
   query: "subscription { schemaThings { operation } }",
   headers: { "x-one": "1" },
   secret: "sealed:secret",

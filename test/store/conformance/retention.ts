@@ -48,7 +48,7 @@ export function describeRetention(sut: StoreUnderTest): void {
       expect(steps.map((step) => step.deleted)).toEqual([2, 1, 1]);
       expect(steps.map((step) => step.next === null)).toEqual([false, false, true]);
       const remaining = await Promise.all(logged.map((d) => sut.store.findDelivery(a.id, d.id)));
-      expect(logged.filter((_, i) => remaining[i] !== null).map((d) => d.mutationId)).toEqual([
+      expect(logged.filter((_, i) => remaining[i] !== null).map((d) => d.eventId)).toEqual([
         "m3",
         "m4",
         "m5",

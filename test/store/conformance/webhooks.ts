@@ -89,6 +89,40 @@ export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
       expect(await sut.store.listWebhooks(a.id)).toEqual([later]);
     });
 
+    test("every kind keeps its type and options, inserted and replaced into another kind", async () => {
+      const a = tenant("a");
+      await sut.store.unitOfWork((tx) => tx.insertTenant(a));
+      const deferred = {
+        ...webhook(a.id, "Deferred", 1000),
+        type: "graphql_deferred" as const,
+        query: "subscription { things { UID } }",
+        options: { field: "Due", offset: { field: "Lead", default: 60_000 }, filter: "Name != 'x'" },
+      };
+      const scheduled = {
+        ...webhook(a.id, "Scheduled", 2000),
+        type: "scheduled" as const,
+        query: "",
+        options: { cron: "*/5 * * * *" },
+      };
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertWebhook(deferred);
+        await tx.insertWebhook(scheduled);
+      });
+      expect(await sut.store.listWebhooks(a.id)).toEqual([deferred, scheduled]);
+      const nowGraphql = { ...deferred, type: "graphql" as const, options: null, updatedAt: 3000 };
+      const nowDeferred = { ...scheduled, ...deferred, id: scheduled.id, name: "Scheduled", updatedAt: 3000 };
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.replaceWebhook(nowGraphql);
+        await tx.replaceWebhook(nowDeferred);
+      });
+      expect(await sut.store.findWebhook(a.id, deferred.id)).toEqual({ ...nowGraphql, version: 2 });
+      expect(await sut.store.findWebhook(a.id, scheduled.id)).toEqual({
+        ...nowDeferred,
+        createdAt: scheduled.createdAt,
+        version: 2,
+      });
+    });
+
     test("the dispatcher's disable (410 Gone) moves the set version too, in its own process's write; a missing webhook moves nothing", async () => {
       const a = tenant("a");
       const b = tenant("b");

@@ -44,7 +44,10 @@ describe("sqlite engine specifics", () => {
       );
     insert("d0");
     expect(() => insert("d1")).toThrow(/UNIQUE/);
-    migrate(db);
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 12),
+    );
     expect(db.query("SELECT id, mutation_id, part, status, body, attempts FROM deliveries").all()).toEqual([
       { id: "d0", mutation_id: "m", part: 0, status: "succeeded", body: "[1]", attempts: 1 },
     ]);
@@ -56,6 +59,30 @@ describe("sqlite engine specifics", () => {
       )
       .all();
     expect(indexes.map((i) => i.name)).toEqual(["deliveries_by_age", "deliveries_by_webhook"]);
+  });
+
+  test("delivery events (migration 12): a delivery logged before keeps its mutation id as its event id, still unique per webhook × event × part", () => {
+    const db = new Database(":memory:");
+    migrate(
+      db,
+      MIGRATIONS.filter((m) => m.version < 12),
+    );
+    db.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, mutation_id, part, status, body, attempts, committed_at, created_at, updated_at)
+            VALUES ('t', 'd0', 'w', 'm', 0, 'succeeded', '[1]', 1, 5, 6, 7)`);
+    migrate(db);
+    expect(db.query("SELECT id, event_id, part FROM deliveries").all()).toEqual([
+      { id: "d0", event_id: "m", part: 0 },
+    ]);
+    const insert = (id: string, eventId: string) =>
+      db.run(
+        `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, part, status, body, attempts, committed_at, created_at, updated_at)
+         VALUES ('t', ?, 'w', ?, 0, 'pending', '[]', 0, 5, 6, 7)`,
+        [id, eventId],
+      );
+    expect(() => insert("d1", "m")).toThrow(/UNIQUE/);
+    insert("d2", "tick:60000");
+    insert("d3", "deferred:u1:60000");
+    expect(() => insert("d4", "tick:60000")).toThrow(/UNIQUE/);
   });
 
   test("no triggers: webhook set versions are moved by code (an engine without triggers does the same); those reached before stay", async () => {
