@@ -9,7 +9,7 @@
  * server that routes each published update to its record's socket.
  * Run: bun bench/live.ts [subscribers=1000[,10000]] [rates=100,500] [seconds=10] → bench/results/live.md
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
@@ -20,7 +20,7 @@ const CLIENT_PROCESSES = 2;
 const subscriptionOf = (uid: string) =>
   `subscription { schemaRegions(operation: UPDATE, filter: "UID == '${uid}'") { timestamp data { Name } } }`;
 
-/** Client mode: argv = client <json {urls, token, uids}>; stdin lines `count` / `report`. */
+/** Client mode: argv = client <file of json {urls, token, uids}>; stdin lines `count` / `report`. */
 async function runClients(spec: { urls: string[]; token: string; uids: string[] }): Promise<void> {
   const latencies: number[] = [];
   let received = 0;
@@ -254,9 +254,12 @@ async function measure(name: string, target: Target, rate: number, seconds: numb
       token: target.token,
       uids: target.uids.slice(i * share, (i + 1) * share),
     };
+    // Too long for an argument at 10,000 UIDs: handed over in a file.
+    const file = join(tmpdir(), `tds-bench-live-clients-${process.pid}-${i}.json`);
+    writeFileSync(file, JSON.stringify(spec));
     // Each client process may hold thousands of sockets: raise its descriptor limit first.
     const command = `ulimit -n 20000; exec "$0" "$@"`;
-    return lineProcess(["sh", "-c", command, process.execPath, SELF, "client", JSON.stringify(spec)]);
+    return lineProcess(["sh", "-c", command, process.execPath, SELF, "client", file]);
   });
   await Promise.all(clients.map((client) => client.nextLine("ready")));
   const deadline = Date.now() + 30_000;
@@ -307,6 +310,9 @@ async function measure(name: string, target: Target, rate: number, seconds: numb
 }
 
 async function main(): Promise<void> {
+  const loadBefore = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ");
   const sizes = (process.argv[2] ?? "1000").split(",").map(Number);
   const rates = (process.argv[3] ?? "100,500").split(",").map(Number);
   const seconds = Number(process.argv[4] ?? 10);
@@ -327,33 +333,62 @@ async function main(): Promise<void> {
       }
     }
   }
-  writeResults(rows, seconds);
+  writeResults(rows, seconds, loadBefore);
 }
 
-const loadBefore = loadavg()
-  .map((x) => x.toFixed(2))
-  .join(" ");
+const RESULTS = join(import.meta.dir, "results/live.md");
+const HEADER = `# Live subscriptions at scale
 
-function writeResults(rows: Row[], seconds: number): void {
-  const table = rows.map(
-    (r) =>
-      `| ${r.target} | ${r.n.toLocaleString("en")} | ${r.rate}/s | ${r.sent} | ${r.received} | ${r.sent - r.received} | ${r.closed} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.perConnectionKiB.toFixed(1)} KiB |`,
-  );
-  const text = `# Live subscriptions at scale
-
-Machine: ${machine()}, load average before the run ${loadBefore}. Date: ${new Date().toISOString().slice(0, 10)}. \`bun bench/live.ts ${process.argv.slice(2).join(" ")}\`: ${seconds} s per row. N WebSocket clients (graphql-transport-ws, two client processes) spread over two API processes on one store and one Redis, each subscribed to its own Region (\`UID == '…'\`, UPDATE); mutations sent to API A (the feed's lease holder) rename the records in turn at the rate given. Latency: the event's \`timestamp\` (commit) to its receipt (ms resolution). Lost: updates committed − events received once the clients' counts stop moving. Memory: RSS growth of the server processes once every client is subscribed, ÷ N. Baseline: the same clients against one bare Bun WebSocket server that routes each published update to its record's socket (timestamp set on publish).
-
-| target | subscribers | rate | sent | received | lost | closed | p50 | p99 | max | memory / connection |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
-${table.join("\n")}
+One section per subscriber count, each from its own run of \`bun bench/live.ts <subscribers> <rates> <seconds>\`
+(a run rewrites the sections of the counts it ran). N WebSocket clients (graphql-transport-ws, in two client
+processes) spread over two API processes on one store and one Redis, each subscribed to its own Region
+(\`filter: "UID == '…'"\`, UPDATE only); mutations sent to API A (the feed's lease holder) rename the records in
+turn at the rate given. Latency: the event's \`timestamp\` (commit) to its receipt, ms resolution. Lost: updates
+committed − events received once the clients' counts stop moving (closed: sockets the server closed). Memory: RSS
+growth of the server processes once every client is subscribed, ÷ N. Baseline: the same clients against one bare
+Bun WebSocket server that routes each published update to its record's socket (timestamp set on publish).
 
 Targets: p99 ≤ 100 ms, 0 lost.
 `;
-  writeFileSync(join(import.meta.dir, "results/live.md"), text);
-  console.log(text);
+
+/** The results file with the sections of `rows`' subscriber counts written (others kept). */
+function writeResults(rows: Row[], seconds: number, loadBefore: string): void {
+  let sections: string[] = [];
+  try {
+    sections = readFileSync(RESULTS, "utf8")
+      .split(/^(?=## )/m)
+      .slice(1);
+  } catch {
+    // No results yet.
+  }
+  for (const n of new Set(rows.map((row) => row.n))) {
+    const table = rows
+      .filter((row) => row.n === n)
+      .map(
+        (r) =>
+          `| ${r.target} | ${r.rate}/s | ${r.sent} | ${r.received} | ${r.sent - r.received} | ${r.closed} | ${r.p50} ms | ${r.p99} ms | ${r.max} ms | ${r.perConnectionKiB.toFixed(1)} KiB |`,
+      );
+    const title = `## ${n.toLocaleString("en")} subscribers`;
+    const section = `${title}
+
+Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Load average before the run: ${loadBefore} (another benchmark shared the machine). \`bun bench/live.ts ${process.argv.slice(2).join(" ")}\`: ${seconds} s per row, each row on fresh processes.
+
+| target | rate | sent | received | lost | closed | p50 | p99 | max | memory / connection |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${table.join("\n")}
+
+`;
+    sections = [...sections.filter((s) => !s.startsWith(`${title}\n`)), section];
+  }
+  const count = (s: string) => Number(/^## ([\d,]+)/.exec(s)?.[1]?.replaceAll(",", "") ?? 0);
+  sections.sort((x, y) => count(x) - count(y));
+  writeFileSync(RESULTS, `${HEADER}\n${sections.join("").trimEnd()}\n`);
 }
 
 const [mode, arg] = process.argv.slice(2);
-if (mode === "client") await runClients(JSON.parse(arg as string));
-else if (mode === "bare") runBare(Number(arg));
+if (mode === "client") {
+  const spec = JSON.parse(readFileSync(arg as string, "utf8"));
+  rmSync(arg as string);
+  await runClients(spec);
+} else if (mode === "bare") runBare(Number(arg));
 else await main();
