@@ -380,7 +380,9 @@ ${table.join("\n")}
 `;
     sections = [...sections.filter((s) => !s.startsWith(`${title}\n`)), section];
   }
-  const count = (s: string) => Number(/^## ([\d,]+)/.exec(s)?.[1]?.replaceAll(",", "") ?? 0);
+  // Sections of other titles (notes) go last.
+  const count = (s: string) =>
+    Number(/^## ([\d,]+) subscribers/.exec(s)?.[1]?.replaceAll(",", "") ?? Number.MAX_SAFE_INTEGER);
   sections.sort((x, y) => count(x) - count(y));
   writeFileSync(RESULTS, `${HEADER}\n${sections.join("").trimEnd()}\n`);
 }
