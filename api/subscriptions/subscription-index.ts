@@ -40,7 +40,7 @@ interface Placement {
  * The pin to file a subscription under: the one with the fewest values (fewest entries, most
  * selective), from either filter, since a match needs both filters to hold; null for none.
  */
-export function choosePin(subscription: Subscription): PinnedField | null {
+function choosePin(subscription: Subscription): PinnedField | null {
   const pins = [subscription.filter, subscription.extendedFilter].flatMap((filter) =>
     filter ? pinnedValues(filter) : [],
   );
