@@ -1,10 +1,11 @@
 /**
  * The receiving end of the fan-out, one per API process: the tenants' change messages from Redis
  * pub/sub (a channel per tenant, subscribed while a socket of the tenant is held here) in → each
- * mutation matched against this process's live subscriptions of the tenant (the webhooks' matcher)
- * → one event per firing change, sent on its connection. Messages of one tenant are handled one
- * after the other, so events leave in commit order; a mutation seen already (a batch the feed
- * handed again) is dropped.
+ * mutation matched against the candidates the hub's index gives among this process's live
+ * subscriptions of the tenant (the webhooks' matcher) → one event per firing change, sent on its
+ * connection (subscriptions pinned to other values cost neither a filter test nor a look-up).
+ * Messages of one tenant are handled one after the other, so events leave in commit order; a
+ * mutation seen already (a batch the feed handed again) is dropped.
  */
 import type Redis from "ioredis";
 import { describeError, type Logger } from "../../common/log.ts";
@@ -35,8 +36,7 @@ export function createLiveFanout(deps: LiveFanoutDeps) {
   const seen = new Set<string>();
 
   async function deliver(message: LiveFeedMessage): Promise<void> {
-    const subscribers = hub?.subscribersOf(message.tenantId) ?? [];
-    if (subscribers.length === 0) return;
+    if (!hub?.hasSubscribers(message.tenantId)) return;
     const fresh = message.mutations.filter((mutation) => {
       const id = mutation[0]?.mutationId;
       if (id === undefined || seen.has(id)) return false;
@@ -45,7 +45,11 @@ export function createLiveFanout(deps: LiveFanoutDeps) {
       return true;
     });
     if (fresh.length === 0) return;
-    const filters = subscribers.flatMap(({ subscription: s }) =>
+    const candidates = new Set(
+      fresh.flatMap((mutation) => hub?.candidatesOf(message.tenantId, mutation) ?? []),
+    );
+    if (candidates.size === 0) return;
+    const filters = [...candidates].flatMap(({ subscription: s }) =>
       [s.filter, s.extendedFilter].filter((f) => f !== null),
     );
     store.refreshReads();
@@ -59,10 +63,11 @@ export function createLiveFanout(deps: LiveFanoutDeps) {
       isTracked: (name: string) => tracked.has(name),
     };
     // Matched against the subscriptions held now: one that went meanwhile is skipped by its connection.
-    const current = hub?.subscribersOf(message.tenantId) ?? [];
-    for (const mutation of fresh)
+    for (const mutation of fresh) {
+      const current = hub?.candidatesOf(message.tenantId, mutation) ?? [];
       for (const { subscriber: s, elements } of matchChanges(mutation, current, context))
         for (const element of elements) s.connection.deliver(s.id, element);
+    }
   }
 
   subscriber.on("message", (channel: string, text: string) => {

@@ -3,7 +3,9 @@
  * fan-out matches a tenant's changes against, what the token re-check and the shutdown walk, and
  * where the per-token connection limit is kept. In memory, per process; no I/O.
  */
+import type { ChangeEntry } from "../model/record-values.ts";
 import type { Subscription } from "../subscriptions/subscription.ts";
+import { createSubscriptionIndex, type SubscriptionIndex } from "../subscriptions/subscription-index.ts";
 
 /** What the hub needs of a connection: where to send a matched event, how to close it. */
 export interface LiveSubscriberConnection {
@@ -43,9 +45,9 @@ export function createLiveHub(maxConnectionsPerToken: number, events: LiveHubEve
   const tokenOf = new Map<LiveSubscriberConnection, TokenRef>();
   const byToken = new Map<string, Set<LiveSubscriberConnection>>();
   const connectionsOfTenant = new Map<string, number>();
-  // Per tenant, in subscription order: the matcher's list, rebuilt lazily after a change.
-  const subscribers = new Map<string, Map<LiveSubscriberConnection, Map<string, Subscription>>>();
-  const listCache = new Map<string, LiveSubscriber[]>();
+  // Per connection its subscriptions by id; per tenant the index the fan-out asks for candidates.
+  const mineOf = new Map<LiveSubscriberConnection, Map<string, LiveSubscriber>>();
+  const indexes = new Map<string, SubscriptionIndex<LiveSubscriber>>();
   let subscriptionCount = 0;
   const tokenKey = ({ tenantId, tokenId }: TokenRef) => `${tenantId}\u0000${tokenId}`;
 
@@ -74,18 +76,18 @@ export function createLiveHub(maxConnectionsPerToken: number, events: LiveHubEve
       const key = tokenKey(token);
       byToken.get(key)?.delete(connection);
       if (byToken.get(key)?.size === 0) byToken.delete(key);
-      const ofTenant = subscribers.get(token.tenantId);
-      const mine = ofTenant?.get(connection);
+      const mine = mineOf.get(connection);
       if (mine) {
         subscriptionCount -= mine.size;
-        ofTenant?.delete(connection);
-        listCache.delete(token.tenantId);
+        mineOf.delete(connection);
+        const index = indexes.get(token.tenantId);
+        for (const subscriber of mine.values()) index?.remove(subscriber);
       }
       const count = (connectionsOfTenant.get(token.tenantId) ?? 1) - 1;
       if (count > 0) connectionsOfTenant.set(token.tenantId, count);
       else {
         connectionsOfTenant.delete(token.tenantId);
-        subscribers.delete(token.tenantId);
+        indexes.delete(token.tenantId);
         events.tenantUnwatched(token.tenantId);
       }
     },
@@ -93,31 +95,34 @@ export function createLiveHub(maxConnectionsPerToken: number, events: LiveHubEve
     subscribe(connection: LiveSubscriberConnection, id: string, subscription: Subscription): void {
       const token = tokenOf.get(connection);
       if (!token) return;
-      const ofTenant = subscribers.get(token.tenantId) ?? new Map();
-      subscribers.set(token.tenantId, ofTenant);
-      const mine = ofTenant.get(connection) ?? new Map<string, Subscription>();
-      ofTenant.set(connection, mine);
-      if (!mine.has(id)) subscriptionCount++;
-      mine.set(id, subscription);
-      listCache.delete(token.tenantId);
+      const index = indexes.get(token.tenantId) ?? createSubscriptionIndex<LiveSubscriber>();
+      indexes.set(token.tenantId, index);
+      const mine = mineOf.get(connection) ?? new Map<string, LiveSubscriber>();
+      mineOf.set(connection, mine);
+      const held = mine.get(id);
+      if (held) index.remove(held);
+      else subscriptionCount++;
+      const subscriber = { connection, id, subscription };
+      mine.set(id, subscriber);
+      index.add(subscriber);
     },
     unsubscribe(connection: LiveSubscriberConnection, id: string): void {
       const token = tokenOf.get(connection);
-      const mine = token && subscribers.get(token.tenantId)?.get(connection);
-      if (!mine?.delete(id)) return;
+      const subscriber = mineOf.get(connection)?.get(id);
+      if (!token || !subscriber) return;
+      mineOf.get(connection)?.delete(id);
       subscriptionCount--;
-      listCache.delete((token as TokenRef).tenantId);
+      indexes.get(token.tenantId)?.remove(subscriber);
     },
-    /** The tenant's subscriptions on this process, in the order they were made per connection. */
-    subscribersOf(tenantId: string): readonly LiveSubscriber[] {
-      const cached = listCache.get(tenantId);
-      if (cached) return cached;
-      const list: LiveSubscriber[] = [];
-      for (const [connection, mine] of subscribers.get(tenantId) ?? [])
-        for (const [id, subscription] of mine) list.push({ connection, id, subscription });
-      listCache.set(tenantId, list);
-      return list;
+    /**
+     * The tenant's subscriptions some of `changes` may fire (subscription-index.ts), in the order
+     * they were made: every one that fires is among them, most that cannot are not.
+     */
+    candidatesOf(tenantId: string, changes: readonly ChangeEntry[]): LiveSubscriber[] {
+      return indexes.get(tenantId)?.candidates(changes) ?? [];
     },
+    /** True when the tenant has a subscription on this process. */
+    hasSubscribers: (tenantId: string): boolean => (indexes.get(tenantId)?.size() ?? 0) > 0,
     /** The tokens held by connections here, each with its connections. */
     tokens(): [TokenRef, LiveSubscriberConnection[]][] {
       return [...byToken.values()].flatMap((held) => {

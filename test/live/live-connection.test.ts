@@ -7,8 +7,20 @@
 import { expect, test } from "bun:test";
 import { createLiveConnection } from "../../api/live/live-connection.ts";
 import { createLiveHub } from "../../api/live/live-hub.ts";
+import type { ObjectDef } from "../../api/model/catalogue.ts";
 import type { Subscription } from "../../api/subscriptions/subscription.ts";
 import { createLogger } from "../../common/log.ts";
+
+/** A subscription to every change of Jobs (what the hub files; the events here are sent directly). */
+const SUBSCRIPTION: Subscription = {
+  object: { name: "Jobs", fields: [] } as unknown as ObjectDef,
+  rootKey: "schemaJobs",
+  operations: null,
+  filter: null,
+  extendedFilter: null,
+  members: [{ key: "operation", kind: "operation" }],
+  watched: [],
+};
 
 test("a slow client is closed with 1013 and its buffer stays under the bound", async () => {
   const bound = 10_000;
@@ -35,7 +47,7 @@ test("a slow client is closed with 1013 and its buffer stays under the bound", a
       tokenId: "k",
       expiresAt: null,
     }),
-    compile: async () => ({}) as Subscription,
+    compile: async () => SUBSCRIPTION,
     hub,
     limits: { maxSubscriptionsPerConnection: 10, maxBufferedBytes: bound, initTimeoutMs: 10_000 },
     log: createLogger("silent"),

@@ -65,6 +65,11 @@ export interface RunningService {
     stop(): Promise<void>;
     kill(): Promise<void>;
   };
+  /**
+   * Starts one more API process on the same store and Redis (its own port, the environment of the
+   * first plus `env`), as a second replica behind a balancer would run; `stop()` ends it too.
+   */
+  startApi(env?: Record<string, string>): Promise<{ base: string; api: ServiceProcess }>;
   /** Runs the admin tool (`bun api/admin/cli.ts ...args`) on the service's store; returns its output. */
   admin(args: string[]): Promise<string>;
   /** Stops everything this harness started and removes the data directory. Safe to call twice. */
@@ -179,12 +184,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     },
     "Dispatcher consuming deliveries",
   );
+  const replicas: ServiceProcess[] = [];
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     // Killed, not stopped: a test that failed half-way must not wait on grace periods.
-    await Promise.all([api.kill(), dispatcher.kill()]);
+    await Promise.all([api.kill(), dispatcher.kill(), ...replicas.map((replica) => replica.kill())]);
     if (redis) {
       redisPids.delete(redis.pid);
       await redis.kill();
@@ -229,6 +235,18 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       },
       stop: () => redisControl("stop"),
       kill: () => redisControl("kill"),
+    },
+    async startApi(env = {}) {
+      const replicaPort = freePort();
+      const replica = serviceProcess(
+        `api ${replicas.length + 2}`,
+        [...(options.bunFlags?.api ?? []), "api/main.ts"],
+        { ...apiEnv, ...env, PORT: String(replicaPort) },
+        "API listening on",
+      );
+      replicas.push(replica);
+      await replica.start();
+      return { base: `http://127.0.0.1:${replicaPort}`, api: replica };
     },
     async admin(args) {
       const proc = Bun.spawn([process.execPath, "api/admin/cli.ts", ...args], {
