@@ -8,7 +8,7 @@
  * on `metrics` (main.ts passes the process's registry; by default a bare one of the runtime's own).
  */
 import type Redis from "ioredis";
-import type { Logger } from "../common/log.ts";
+import { describeError, type Logger } from "../common/log.ts";
 import { createMetricsRegistry, type Registry } from "../common/metrics.ts";
 import { redisKeys } from "../common/redis-keys.ts";
 import { createApp } from "./app.ts";
@@ -17,7 +17,7 @@ import { rateLimitRules } from "./auth/rate-limiter.ts";
 import { createRedisRateLimiter } from "./auth/redis-rate-limiter.ts";
 import type { ApiConfig } from "./config.ts";
 import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
-import { createCommitSignal } from "./feed/commit-signal.ts";
+import { createCommitBroadcast } from "./feed/commit-broadcast.ts";
 import { createDeferredConsumer } from "./feed/deferred-consumer.ts";
 import { createLease } from "./feed/feed-lease.ts";
 import { registerFeedMetrics } from "./feed/feed-metrics.ts";
@@ -47,7 +47,17 @@ export function createApiRuntime(
 ) {
   const { store, catalogues } = services;
   const keys = redisKeys(config.REDIS_PREFIX);
-  const commits = createCommitSignal();
+  // Pub/sub needs a connection of its own: in subscriber mode it can send nothing else.
+  const subscriber = redis.duplicate();
+  const commits = createCommitBroadcast({
+    publisher: redis,
+    subscriber,
+    channel: keys.feedCommits,
+    onError: (error) => log.debug("commit hint not published", describeError(error)),
+  });
+  commits
+    .start()
+    .catch((error) => log.warn("commit hints from other processes not subscribed", describeError(error)));
   const schemas = createTenantSchemas(store, config, commits.notify);
   const deliveryQueue = createBullDeliveryQueue(redis, keys);
   const compiler = createWebhookCompiler(
@@ -120,8 +130,6 @@ export function createApiRuntime(
     createRedisRateLimiter({ redis, keys, rules: rateLimitRules(config), log }),
     metrics,
   );
-  // Pub/sub needs a connection of its own: in subscriber mode it can send nothing else.
-  const subscriber = redis.duplicate();
   const live = createLiveService({
     store,
     auth: services.auth,

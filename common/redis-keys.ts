@@ -21,6 +21,8 @@ export function redisKeys(prefix: string) {
     health: `${prefix}:health`,
     /** Lease held by the one change-feed reader of a store. */
     feedLease: `${prefix}:feed:lease`,
+    /** Pub/sub channel on which every API process says it committed: wakes the feed's reader wherever it runs. */
+    feedCommits: `${prefix}:feed:commits`,
     /** Prefix of the per-endpoint (host:port) delivery leases shared by all dispatchers. */
     endpointLeases: `${prefix}:endpoint-leases`,
     /**

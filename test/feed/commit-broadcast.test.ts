@@ -1,0 +1,53 @@
+/**
+ * The commit hint across processes, over the test run's real Redis: a commit in one process wakes the
+ * listeners of another (where the feed's reader may hold the lease), its own at once and once only.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { createCommitBroadcast } from "../../api/feed/commit-broadcast.ts";
+import { eventually } from "../support/eventually.ts";
+import { openTestRedis, type TestRedis } from "../support/redis.ts";
+
+const opened: TestRedis[] = [];
+const subscribers: { disconnect(): void }[] = [];
+afterEach(async () => {
+  for (const s of subscribers.splice(0)) s.disconnect();
+  for (const r of opened.splice(0)) await r.close();
+});
+
+/** One "process": its own connections, the same channel. */
+async function processOn(channel: string) {
+  const redis = openTestRedis();
+  opened.push(redis);
+  const subscriber = redis.redis.duplicate();
+  subscribers.push(subscriber);
+  const signal = createCommitBroadcast({ publisher: redis.redis, subscriber, channel });
+  await signal.start();
+  let woken = 0;
+  signal.listen(() => woken++);
+  return { signal, woken: () => woken };
+}
+
+test("a commit in one process wakes another's listeners; its own at once and once; a burst is one hint", async () => {
+  const channel = `test-${crypto.randomUUID()}:feed:commits`;
+  const a = await processOn(channel);
+  const b = await processOn(channel);
+
+  a.signal.notify();
+  expect(a.woken()).toBe(1);
+  await eventually(() => expect(b.woken()).toBe(1));
+
+  // Ten commits in one turn: ten local wake-ups, one message for the others.
+  for (let i = 0; i < 10; i++) a.signal.notify();
+  expect(a.woken()).toBe(11);
+  await eventually(() => expect(b.woken()).toBe(2));
+  await Bun.sleep(100);
+  expect([a.woken(), b.woken()]).toEqual([11, 2]);
+});
+
+test("another channel (another store's processes) wakes nobody here", async () => {
+  const a = await processOn(`test-${crypto.randomUUID()}:feed:commits`);
+  const b = await processOn(`test-${crypto.randomUUID()}:feed:commits`);
+  a.signal.notify();
+  await Bun.sleep(200);
+  expect(b.woken()).toBe(0);
+});
