@@ -12,6 +12,8 @@
  * A NOTIFY in the same transaction wakes listeners once it commits (and never
  * if it rolls back); it is a hint, readers poll all the same.
  */
+
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry, LoggedChange, RecordValues } from "../../model/record-values.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
 import {
@@ -22,7 +24,6 @@ import {
   partitionOf,
   savedCursor,
 } from "./feed-cursor.ts";
-import type { Runner } from "./runner.ts";
 
 /** The channel a unit of work that appended changes notifies as it commits (payload: its partition). */
 const CHANGES_CHANNEL = "tds_change_log";

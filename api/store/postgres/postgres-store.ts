@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store engine, over Bun's built-in SQL client (a pool of
- * connections; no ORM). Opening it migrates the database (migrate.ts). Reads
+ * connections; no ORM), built on the engine common/store/postgres/ opened
+ * (its server checked, its database migrated). Reads
  * outside a unit of work run on the pool, each statement on a snapshot of
  * every commit finished before it, so requests need no snapshot management.
  * A unit of work is one SERIALIZABLE transaction; one that fails to
@@ -9,14 +10,13 @@
  * the port allows. Its change-log entries are written at its end, in commit
  * order (change-log-session.ts).
  */
-import { SQL } from "bun";
 import { UnavailableError } from "../../../common/errors.ts";
+import { isRetryable } from "../../../common/store/postgres/pg-errors.ts";
+import { openPostgresEngine, type PostgresEngine } from "../../../common/store/postgres/postgres-engine.ts";
+import { createRunner, type FailureWatch } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { Store, StoreWriter } from "../store.ts";
-import { migrate } from "./migrate.ts";
-import { isRetryable } from "./pg-errors.ts";
 import { createPostgresSession } from "./postgres-session.ts";
-import { createRunner, type FailureWatch } from "./runner.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
@@ -28,18 +28,19 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * Opens the store on the database `url` names (`postgres://…`), bringing its schema up to date
- * first (safe when several processes start at once).
- * @throws the connection's or a migration's error: nothing is left open then.
+ * Opens the engine on the database `url` names (`postgres://…`) and the store on it.
+ * @throws ConfigError when the server cannot be used (common/store/postgres/postgres-engine.ts).
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const sql = new SQL({ url, max: options.maxConnections ?? 10 });
-  try {
-    await migrate(sql);
-  } catch (error) {
-    await sql.close();
-    throw error;
-  }
+  return createPostgresStore(await openPostgresEngine(url, options), options);
+}
+
+/** The store on an opened engine; closing the store closes the engine's pool. */
+export function createPostgresStore(
+  engine: PostgresEngine,
+  options: Pick<PostgresStoreOptions, "retry"> = {},
+): Store {
+  const { sql } = engine;
   const policy = options.retry ?? DEFAULT_RETRY;
   const schemas = createTenantSchemas();
   const pool = createRunner(sql);

@@ -8,12 +8,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { ObjectDef } from "../../../api/model/catalogue.ts";
-import { migrate } from "../../../api/store/postgres/migrate.ts";
-import { MIGRATIONS } from "../../../api/store/postgres/migrations.ts";
 import { openPostgresStore } from "../../../api/store/postgres/postgres-store.ts";
 import type { ReadNode } from "../../../api/store/read-tree.ts";
 import type { Store } from "../../../api/store/store.ts";
 import { UnavailableError, ValidationError } from "../../../common/errors.ts";
+import { migrate } from "../../../common/store/postgres/migrate.ts";
+import { MIGRATIONS } from "../../../common/store/postgres/migrations.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/private-postgres.ts";
 import { customObject, newRecord, tenant, USERS, user } from "../conformance/fixtures.ts";
 
