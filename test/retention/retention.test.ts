@@ -30,7 +30,7 @@ const now = Date.now();
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.provision("acme");
-  dispatcherStore = await openDeliveryStore(storeLocationOf({ DATA_DIR: t.dataDir }));
+  dispatcherStore = await openDeliveryStore(storeLocationOf(t.storeEnv));
   const created = await t.call("POST", "/webhooks", {
     token: acme.adminToken,
     body: {

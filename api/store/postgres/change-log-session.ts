@@ -26,7 +26,8 @@ import {
 } from "./feed-cursor.ts";
 
 /** The channel a unit of work that appended changes notifies as it commits (payload: its partition). */
-const CHANGES_CHANNEL = "tds_change_log";
+/** The channel each commit that appended to the change log notifies (postgres-store.ts listens on it). */
+export const CHANGES_CHANNEL = "tds_change_log";
 
 const SQL = {
   changes: `SELECT position, idx, partition, tenant_id, object_name, operation, uid, before, after,

@@ -10,12 +10,14 @@
  * the port allows. Its change-log entries are written at its end, in commit
  * order (change-log-session.ts).
  */
+import type { SQL } from "bun";
 import { UnavailableError } from "../../../common/errors.ts";
 import { isRetryable } from "../../../common/store/postgres/pg-errors.ts";
 import { openPostgresEngine, type PostgresEngine } from "../../../common/store/postgres/postgres-engine.ts";
 import { createRunner, type FailureWatch } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { Store, StoreWriter } from "../store.ts";
+import { CHANGES_CHANNEL } from "./change-log-session.ts";
 import { createPostgresSession } from "./postgres-session.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
@@ -46,6 +48,17 @@ export function createPostgresStore(
   const pool = createRunner(sql);
   const reads = createPostgresSession(pool, schemas.reader(pool), null).store;
   const underWay = new Set<Promise<unknown>>();
+  const commitListeners = new Set<() => void>();
+  /** The LISTEN on the change log's channel: one connection of the client's, opened for the first listener. */
+  let hearing: Promise<SQL.ListenSubscription | null> | null = null;
+  const hear = () => {
+    // A listener that cannot LISTEN (a PostgreSQL-wire service without it) keeps polling: the wake-up is a hint.
+    hearing ??= sql
+      .listen(CHANGES_CHANNEL, () => {
+        for (const listener of commitListeners) listener();
+      })
+      .catch(() => null);
+  };
 
   /** One run of `work` in a transaction; rejects with what failed, noting in `watch` whether a retry may help. */
   const attempt = async <T>(work: (tx: StoreWriter) => Promise<T>, watch: FailureWatch): Promise<T> => {
@@ -99,8 +112,14 @@ export function createPostgresStore(
         return false;
       }
     },
+    onCommitted(listener) {
+      commitListeners.add(listener);
+      hear();
+      return () => commitListeners.delete(listener);
+    },
     async close() {
       while (underWay.size > 0) await Promise.all(underWay);
+      await (await hearing)?.unlisten().catch(() => undefined);
       await sql.close();
     },
   };

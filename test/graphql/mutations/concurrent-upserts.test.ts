@@ -26,7 +26,7 @@ test("parallel upserts of overlapping keys from several processes make exactly o
   const shuffled = () => [...keys].sort(() => Math.random() - 0.5).join(",");
   const env = {
     ...process.env,
-    DATA_DIR: t.dataDir,
+    ...t.storeEnv,
     REDIS_URL: t.redis.url,
     JWT_SECRET: TEST_JWT_SECRET,
     LOG_LEVEL: "silent",
