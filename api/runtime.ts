@@ -116,6 +116,8 @@ export function createApiRuntime(
     idleMs: config.FEED_POLL_MS,
   });
   commits.listen(feed.notify);
+  // Another process's commits too, where the engine hears them (PostgreSQL's NOTIFY); polling stays the net.
+  const stopHearing = store.onCommitted?.(feed.notify);
   registerFeedMetrics(metrics, () => feed.lag());
   const retention = createRetentionSweeper({
     store,
@@ -176,6 +178,7 @@ export function createApiRuntime(
      */
     async stop(): Promise<void> {
       live.shutdown();
+      stopHearing?.();
       await Promise.all([feed.stop(), retention.stop(), events.stop()]);
       subscriber.disconnect();
       // Redis may be away at shutdown: do not wait on it forever.

@@ -14,7 +14,7 @@ export const sharedConfigFields = {
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default("./data")),
   /**
    * PostgreSQL connection URL (`postgres://user:password@host:port/database`): selects the
-   * PostgreSQL store engine (not available yet). Unset: the embedded store `DATA_DIR/store.sqlite`.
+   * PostgreSQL store engine (version 14 or newer). Unset: the embedded store `DATA_DIR/store.sqlite`.
    */
   DATABASE_URL: z.preprocess(
     emptyAsUndefined,

@@ -1,11 +1,15 @@
 /**
  * The one gate (`bun run check`, run by `npm test` and CI): typecheck, lint and
  * format check, import-cycle check, dead-code and unused-dependency check (knip,
- * configured in knip.json), then the test suite. Stops at the first failing
- * step; ends with a plain "N passed, N failed" line for CI.
+ * configured in knip.json), then the test suite on each store engine: all of
+ * it on SQLite, then on PostgreSQL the files that open a store
+ * (scripts/test-plan.ts), on a private cluster (or TEST_DATABASE_URL's server).
+ * Stops at the first failing step; prints each engine's counts and ends with
+ * the plain "N passed, N failed" line of both for CI.
  */
-
-export {};
+import { existsSync, readFileSync } from "node:fs";
+import { Glob } from "bun";
+import { planTestRuns, relativeImports } from "./test-plan.ts";
 
 const bin = (name: string) => `node_modules/.bin/${name}`;
 const SOURCES = ["api", "dispatcher", "common", "console", "scripts", "test", "bench"];
@@ -35,23 +39,64 @@ for (const step of steps) {
   }
 }
 
-console.log("\n== tests");
-const tests = Bun.spawn([process.execPath, "test", ...process.argv.slice(2)], {
-  stdout: "pipe",
-  stderr: "pipe",
+/** Runs `bun test` with TEST_STORE=`engine` on `files` (all when empty), relaying its output; returns its counts. */
+async function runTests(engine: string, files: string[]) {
+  console.log(`\n== tests on ${engine}`);
+  const started = performance.now();
+  const tests = Bun.spawn([process.execPath, "test", ...files], {
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, TEST_STORE: engine },
+  });
+  let output = "";
+  const relay = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk, { stream: true });
+      output += text;
+      sink.write(text);
+    }
+  };
+  await Promise.all([relay(tests.stdout, process.stdout), relay(tests.stderr, process.stderr)]);
+  const code = await tests.exited;
+  const passed = Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0);
+  const failed = Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0);
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  return { engine, passed, failed, ok: code === 0 && passed > 0, seconds };
+}
+
+const filters = process.argv.slice(2);
+const transpiler = new Bun.Transpiler({ loader: "ts" });
+const testFiles = [...new Glob("test/**/*.test.ts").scanSync(".")].sort();
+const plan = planTestRuns(testFiles, (file) => {
+  // Only TypeScript imports lead on (a JSON file or a stylesheet opens no store).
+  if (!/\.tsx?$/.test(file) || !existsSync(file)) return null;
+  const text = readFileSync(file, "utf8");
+  return {
+    text,
+    imports: relativeImports(
+      file,
+      transpiler.scanImports(text).map((entry) => entry.path),
+    ),
+  };
 });
-let output = "";
-const relay = async (stream: ReadableStream<Uint8Array>, sink: NodeJS.WriteStream) => {
-  const decoder = new TextDecoder();
-  for await (const chunk of stream) {
-    const text = decoder.decode(chunk, { stream: true });
-    output += text;
-    sink.write(text);
-  }
-};
-await Promise.all([relay(tests.stdout, process.stdout), relay(tests.stderr, process.stderr)]);
-const code = await tests.exited;
-const passed = Number(/^\s*(\d+) pass$/m.exec(output)?.[1] ?? 0);
-const failed = Number(/^\s*(\d+) fail$/m.exec(output)?.[1] ?? 0);
-console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(code !== 0 || passed === 0 ? 1 : 0);
+const chosen = (files: string[]) =>
+  filters.length === 0 ? files : files.filter((file) => filters.some((filter) => file.includes(filter)));
+
+const runs = [await runTests("sqlite", filters)];
+const onPostgres = chosen(plan.postgres);
+if (onPostgres.length > 0)
+  runs.push(
+    await runTests(
+      "postgres",
+      onPostgres.map((file) => `./${file}`),
+    ),
+  );
+
+console.log("");
+for (const run of runs)
+  console.log(`${run.engine}: ${run.passed} pass, ${run.failed} fail (${run.seconds} s)`);
+const passed = runs.reduce((sum, run) => sum + run.passed, 0);
+const failed = runs.reduce((sum, run) => sum + run.failed, 0);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(runs.every((run) => run.ok) ? 0 : 1);

@@ -6,7 +6,7 @@
  */
 import { type OpenedEngine, openEngine } from "../../common/store/open-engine.ts";
 import type { StoreLocation } from "../../common/store/store-location.ts";
-import { openPostgresStore } from "./postgres/postgres-store.ts";
+import { createPostgresStore } from "./postgres/postgres-store.ts";
 import { createSqliteStore } from "./sqlite/sqlite-store.ts";
 import type { Store } from "./store.ts";
 
@@ -19,11 +19,11 @@ export async function openStore(location: StoreLocation): Promise<Store> {
 }
 
 /** The full store of each engine, built on its opened connection. */
-async function storeOn(engine: OpenedEngine): Promise<Store> {
+function storeOn(engine: OpenedEngine): Store {
   switch (engine.engine) {
     case "sqlite":
       return createSqliteStore(engine);
     case "postgres":
-      return await openPostgresStore(engine.url);
+      return createPostgresStore(engine);
   }
 }

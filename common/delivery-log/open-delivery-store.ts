@@ -6,7 +6,7 @@
 import { openEngine } from "../store/open-engine.ts";
 import type { StoreLocation } from "../store/store-location.ts";
 import type { DeliveryStore } from "./delivery-store.ts";
-import { openPostgresDeliveryStore } from "./postgres/postgres-delivery-store.ts";
+import { createPostgresDeliveryStore } from "./postgres/postgres-delivery-store.ts";
 import { createSqliteDeliveryStore } from "./sqlite/sqlite-delivery-store.ts";
 
 /**
@@ -19,6 +19,6 @@ export async function openDeliveryStore(location: StoreLocation): Promise<Delive
     case "sqlite":
       return createSqliteDeliveryStore(engine);
     case "postgres":
-      return openPostgresDeliveryStore(engine.url);
+      return createPostgresDeliveryStore(engine);
   }
 }

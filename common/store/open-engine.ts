@@ -7,18 +7,9 @@
  * nowhere else.
  */
 import { ConfigError } from "../errors.ts";
+import { openPostgresEngine, type PostgresEngine } from "./postgres/postgres-engine.ts";
 import { openSqliteEngine, type SqliteEngine } from "./sqlite/sqlite-engine.ts";
 import type { StoreLocation } from "./store-location.ts";
-
-/**
- * PostgreSQL as the factory hands it on: the server's URL. The full store (api/store/postgres/) opens
- * its client and runs the engine's migrations; the dispatcher's port opens its own client on the
- * tables they made. (Moving the client and the migrations here, beside SQLite's, is the next step.)
- */
-export interface PostgresEngine {
-  readonly engine: "postgres";
-  readonly url: string;
-}
 
 /** An opened engine, one member per engine (told apart by `engine`). MongoDB joins here after PostgreSQL. */
 export type OpenedEngine = SqliteEngine | PostgresEngine;
@@ -26,14 +17,15 @@ export type OpenedEngine = SqliteEngine | PostgresEngine;
 /**
  * Opens the engine at `location` and brings its schema up to date (the first process to open a
  * new store creates it; the others find it done).
- * @throws ConfigError for an engine that is not available yet (MongoDB).
+ * @throws ConfigError for an engine that is not available yet (MongoDB), or a PostgreSQL server that
+ * cannot be used (postgres/postgres-engine.ts).
  */
 export async function openEngine(location: StoreLocation): Promise<OpenedEngine> {
   switch (location.engine) {
     case "sqlite":
       return openSqliteEngine(location.path);
     case "postgres":
-      return { engine: "postgres", url: location.url };
+      return openPostgresEngine(location.url);
     case "mongodb":
       throw new ConfigError([
         "MONGODB_URL: the MongoDB engine is not available yet (it will be opt-in); unset it to use the embedded store",

@@ -103,7 +103,7 @@ describe("rate limits", () => {
 
 test("two API processes on one Redis share the buckets", async () => {
   const first = await createTestApp(SMALL);
-  const second = await createTestApp({ ...SMALL, DATA_DIR: first.dataDir, REDIS_PREFIX: first.redis.prefix });
+  const second = await createTestApp({ ...SMALL, ...first.storeEnv, REDIS_PREFIX: first.redis.prefix });
   try {
     const { adminToken } = await first.provision("shared");
     const apps = [first, second, first, second];

@@ -1,8 +1,7 @@
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { createSecretBox } from "../../common/secret-box.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { storeSql } from "../support/store-sql.ts";
 
 let t: TestApp;
 let acme: ProvisionedTenant;
@@ -58,11 +57,11 @@ describe("config variables", () => {
     const listed = (await admin("GET", "/configuration/extension")).body.result;
     expect(listed.find((v: { key: string }) => v.key === "API_KEY").value).toBeNull();
 
-    const db = new Database(join(t.dataDir, "store.sqlite"), { readonly: true });
-    const raw = db
-      .query<{ value: string }, [string]>("SELECT value FROM config_variables WHERE key = ?")
-      .get("API_KEY");
-    db.close();
+    const [raw] = await storeSql<{ value: string }>(
+      t.storeEnv,
+      "SELECT value FROM config_variables WHERE key = $1",
+      ["API_KEY"],
+    );
     expect(raw?.value).not.toContain("s3cr3t");
     expect(raw?.value).toStartWith("v1.");
   });

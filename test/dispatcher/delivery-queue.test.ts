@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /** The queue contract the API enqueues through: validation, idempotence, requeue. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type DeliveryJob, deliveryJobId } from "../../common/delivery-job.ts";

@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /** Deliveries end to end: real queue, real dispatcher, real store file, real HTTP receivers. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { enqueueDeliveries } from "../../common/delivery-queue.ts";

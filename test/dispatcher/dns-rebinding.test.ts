@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /**
  * DNS rebinding: a name whose answer changes between the SSRF check and the
  * connection must not reach a refused address. The dispatcher's resolver is

@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /** A slow endpoint holds only its own slots: per-endpoint limits in Redis, across dispatchers. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { DeliveryJob } from "../../common/delivery-job.ts";

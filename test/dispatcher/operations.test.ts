@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /**
  * The dispatcher's operations side: its listener's handler (paths, readiness, the metrics token)
  * by a table, and its metrics after real deliveries (real queue, store file, receivers): outcomes,

@@ -39,7 +39,7 @@ beforeAll(async () => {
       : new Response(null, { status: 302, headers: { location: `https://elsewhere.test${request.path}` } }),
   );
   const config = loadDispatcherConfig({
-    DATA_DIR: t.dataDir,
+    ...t.storeEnv,
     REDIS_URL: t.redis.url,
     REDIS_PREFIX: t.redis.prefix,
     DELIVERY_ALLOW_HTTP: "true",

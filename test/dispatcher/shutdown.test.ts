@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /** Stopping a dispatcher never loses a delivery: it finishes, is handed back, or is taken over after a crash. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Subprocess, spawn } from "bun";

@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /**
  * A slow endpoint costs the others as little as it can: its jobs do not wait
  * for its slots, are parked for about as long as its slots have been held and

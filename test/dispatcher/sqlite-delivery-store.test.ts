@@ -1,3 +1,4 @@
+// @test-engines sqlite: it tests the SQLite delivery store itself
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";

@@ -1,3 +1,4 @@
+// @test-engines sqlite: it tests SQLite's group commit
 /** The SQLite delivery store's group commit: writes of one event-loop turn share a transaction, each atomic on its own. */
 import { Database } from "bun:sqlite";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";

@@ -1,3 +1,4 @@
+// @test-engines sqlite: its fixture (test/support/delivery-log.ts) writes webhooks and deliveries with bun:sqlite; the dispatcher's PostgreSQL port runs in the conformance suite and the flows
 /**
  * Real deliveries checked by the `standardwebhooks` npm package (the Standard
  * Webhooks reference library for JavaScript): a verifier no one on the team

@@ -189,7 +189,7 @@ describe("matching committed changes", () => {
     expect(await jobsFor(first)).toHaveLength(1);
 
     // The dispatcher disables a webhook on 410 Gone through its own connection to the store.
-    const dispatcherStore = await openDeliveryStore(storeLocationOf({ DATA_DIR: t.dataDir }));
+    const dispatcherStore = await openDeliveryStore(storeLocationOf(t.storeEnv));
     await dispatcherStore.disableWebhook(acme.tenant.id, first, "410 Gone", Date.now());
     await dispatcherStore.close();
     await mutate(`mutation { schema { insertRegions(input: {Name: "Disabled", Timezone: "UTC"}) } }`);

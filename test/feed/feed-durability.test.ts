@@ -39,7 +39,7 @@ describe("change feed durability", () => {
       expect((await insertRegion(first, acme.adminToken, name)).errors).toBeUndefined();
     await first.store.close(); // the process stops: nothing was enqueued
 
-    const second = await createTestApp({ DATA_DIR: first.dataDir, REDIS_PREFIX: first.redis.prefix });
+    const second = await createTestApp({ ...first.storeEnv, REDIS_PREFIX: first.redis.prefix });
     try {
       expect(await queuedJobs(first.redis)).toEqual([]);
       await second.feed.processBatch();
@@ -142,7 +142,7 @@ describe("change feed durability", () => {
     expect((await queuedJobs(first.redis)).length).toBe(4);
     await first.store.close(); // killed: the feed's loop never got to stop
 
-    const second = await createTestApp({ DATA_DIR: first.dataDir, REDIS_PREFIX: first.redis.prefix });
+    const second = await createTestApp({ ...first.storeEnv, REDIS_PREFIX: first.redis.prefix });
     try {
       expect(await second.feed.processBatch()).toBe(0);
     } finally {

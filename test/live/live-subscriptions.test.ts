@@ -26,7 +26,7 @@ beforeAll(async () => {
   acme = await a.provision("acme");
   other = await a.provision("other");
   b = await createTestApp({
-    DATA_DIR: a.dataDir,
+    ...a.storeEnv,
     REDIS_PREFIX: a.config.REDIS_PREFIX,
     LIVE_INIT_TIMEOUT_MS: "300",
     LIVE_MAX_CONNECTIONS_PER_TOKEN: "3",

@@ -3,11 +3,10 @@
  * delivery created and last changed long ago leaves the delivery log while
  * the service runs; a recent one stays.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import { eventually } from "../support/eventually.ts";
 import { type RunningService, startService } from "../support/service-processes.ts";
+import { storeSql } from "../support/store-sql.ts";
 
 const DAY = 86_400_000;
 let service: RunningService;
@@ -38,18 +37,17 @@ test("a running API deletes finished deliveries past DELIVERY_LOG_RETENTION_DAYS
   const webhookId: string = created.body.result.id;
   const tenantId = (await api("GET", "/auth/whoami")).body.result.tenantId as string;
 
-  const db = new Database(join(service.dataDir, "store.sqlite"));
-  const insert = db.query(
-    `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'succeeded', '[]', 1, ?, ?, ?)`,
-  );
   const now = Date.now();
   for (const [id, at] of [
     ["eight-days-old", now - 8 * DAY],
     ["six-days-old", now - 6 * DAY],
   ] as const)
-    insert.run(tenantId, id, webhookId, `mutation-${id}`, at, at, at);
-  db.close();
+    await storeSql(
+      service.storeEnv,
+      `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, 'succeeded', '[]', 1, $5, $6, $7)`,
+      [tenantId, id, webhookId, `mutation-${id}`, at, at, at],
+    );
 
   const listed = async () =>
     ((await api("GET", `/webhooks/${webhookId}/deliveries`)).body.result as { id: string }[]).map(

@@ -5,9 +5,7 @@
  * deliveries' attempts are written by the dispatcher's own delivery store; what
  * is left is read back through the REST API, as an administrator would.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import type { ChangeEntry } from "../../api/model/record-values.ts";
 import { createRetentionSweeper, type RetentionRules } from "../../api/retention/retention-sweeper.ts";
 import type { DeliveryRecord, DeliveryStatus } from "../../api/store/store.ts";
@@ -16,6 +14,7 @@ import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store
 import { createLogger } from "../../common/log.ts";
 import { storeLocationOf } from "../../common/store/store-location.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { storeSql } from "../support/store-sql.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -30,7 +29,7 @@ const now = Date.now();
 beforeAll(async () => {
   t = await createTestApp();
   acme = await t.provision("acme");
-  dispatcherStore = await openDeliveryStore(storeLocationOf({ DATA_DIR: t.dataDir }));
+  dispatcherStore = await openDeliveryStore(storeLocationOf(t.storeEnv));
   const created = await t.call("POST", "/webhooks", {
     token: acme.adminToken,
     body: {
@@ -102,18 +101,14 @@ const listed = async () => {
   return (answer.body.result as { id: string; status: string }[]).map((d) => d.id).sort();
 };
 
-const attemptRows = (ids: string[]) => {
-  const db = new Database(join(t.dataDir, "store.sqlite"), { readonly: true });
-  try {
-    const marks = ids.map(() => "?").join(", ");
-    return db
-      .query<{ n: number }, string[]>(
-        `SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id IN (${marks})`,
-      )
-      .get(...ids)?.n;
-  } finally {
-    db.close();
-  }
+const attemptRows = async (ids: string[]) => {
+  const marks = ids.map((_, i) => `$${i + 1}`).join(", ");
+  const [row] = await storeSql<{ n: number }>(
+    t.storeEnv,
+    `SELECT count(*) AS n FROM delivery_attempts WHERE delivery_id IN (${marks})`,
+    ids,
+  );
+  return Number(row?.n);
 };
 
 describe("delivery log retention", () => {
@@ -126,7 +121,7 @@ describe("delivery log retention", () => {
     await delivery("c-failed", 40, "failed", 31);
     await delivery("d-retried-lately", 40, "succeeded", 1);
     await delivery("e-recent", 29, "succeeded", 29);
-    expect(attemptRows(["b-succeeded", "c-failed"])).toBe(2);
+    expect(await attemptRows(["b-succeeded", "c-failed"])).toBe(2);
 
     const result = await sweeper(2).sweep();
 
@@ -138,8 +133,8 @@ describe("delivery log retention", () => {
       "d-retried-lately",
       "e-recent",
     ]);
-    expect(attemptRows(["b-succeeded", "c-failed"])).toBe(0);
-    expect(attemptRows(["a-pending-1", "d-retried-lately", "e-recent"])).toBe(3);
+    expect(await attemptRows(["b-succeeded", "c-failed"])).toBe(0);
+    expect(await attemptRows(["a-pending-1", "d-retried-lately", "e-recent"])).toBe(3);
     const gone = await t.call("POST", `/webhooks/${webhookId}/deliveries/b-succeeded/retry`, {
       token: acme.adminToken,
     });

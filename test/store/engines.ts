@@ -46,7 +46,7 @@ const ENGINES: Record<string, () => Promise<FreshData>> = {
   },
   async postgres() {
     // A database per test on the run's private cluster (or TEST_DATABASE_URL's server), as DATABASE_URL names it.
-    const database = await createTestDatabase("conformance");
+    const database = await createTestDatabase("conformance", { migrated: true });
     return {
       location: storeLocationOf({ DATA_DIR: "unused", DATABASE_URL: database.url }),
       drop: () => database.drop(),

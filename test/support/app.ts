@@ -1,5 +1,6 @@
 /**
- * The API in-process for tests: a real SQLite file in a fresh directory, the
+ * The API in-process for tests: a real store of the run's engine (TEST_STORE:
+ * a SQLite file in a fresh directory, or a PostgreSQL database of its own), the
  * run's real Redis under a unique prefix, the real auth service. Requests go
  * through `app.handle(new Request(...))`, exactly as the server would see them.
  */
@@ -16,6 +17,7 @@ import type { Role, Store, Tenant, User } from "../../api/store/store.ts";
 import { createLogger, type Logger } from "../../common/log.ts";
 import { connectRedis } from "../../common/redis.ts";
 import { openTestRedis } from "./redis.ts";
+import { freshTestStore, type StoreEnv } from "./test-store.ts";
 
 export const TEST_JWT_SECRET = "test-secret-test-secret-test-secret-0123456789";
 
@@ -49,6 +51,8 @@ process.on("exit", () => {
 });
 
 /**
+ * A store of the run's engine, fresh unless `env` locates one already (a second app on the first
+ * one's store passes the first's `storeEnv`); an app drops only the store it made.
  * `wrapStore` lets a test instrument the real store (counting its queries, say) before the app uses it;
  * `logger` replaces the app's (LOG_LEVEL's, on stderr), for a test to read its lines.
  */
@@ -59,9 +63,15 @@ export async function createTestApp(
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-test-"));
   openDataDirs.add(dataDir);
+  const shared = env.DATABASE_URL !== undefined || env.DATA_DIR !== undefined;
+  const fresh = shared ? null : await freshTestStore(dataDir, "app");
+  const storeEnv: StoreEnv = fresh?.env ?? {
+    DATA_DIR: env.DATA_DIR ?? dataDir,
+    ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
+  };
   const testRedis = openTestRedis();
   const config: Readonly<ApiConfig> = loadApiConfig({
-    DATA_DIR: dataDir,
+    ...storeEnv,
     REDIS_URL: testRedis.url,
     REDIS_PREFIX: testRedis.prefix,
     JWT_SECRET: TEST_JWT_SECRET,
@@ -131,6 +141,7 @@ export async function createTestApp(
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
       openDataDirs.delete(dataDir);
+      await fresh?.drop();
     }
   }
 
@@ -146,6 +157,8 @@ export async function createTestApp(
     catalogues,
     redis: testRedis,
     dataDir,
+    /** The settings that locate this app's store: another app or process on the same store passes them. */
+    storeEnv,
     call,
     provision,
     addUser,

@@ -1,6 +1,8 @@
 /**
  * The whole service as real processes, for end-to-end and fault tests: a
- * private redis-server (AOF on) in a fresh data directory, the API
+ * private redis-server (AOF on) in a fresh data directory, a fresh store of
+ * the run's engine (TEST_STORE; on PostgreSQL an empty database, which the
+ * processes migrate as they start, as on a first deployment), the API
  * (`bun api/main.ts`) and the dispatcher (`bun dispatcher/main.ts`), each of
  * which a test can kill (SIGKILL, as a crash would), stop and start again on
  * the same port and data. `stop()` ends everything this harness started; an
@@ -11,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, type PrivateRedis, startPrivateRedis } from "../../scripts/private-redis.ts";
 import { collect, isRunning } from "./processes.ts";
+import { freshTestStore, type StoreEnv } from "./test-store.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 
@@ -54,6 +57,8 @@ export interface RunningService {
   /** The administrator token of tenant `default`, printed on the API's first start. */
   token: string;
   dataDir: string;
+  /** The settings that locate the service's store (DATA_DIR, and DATABASE_URL on PostgreSQL). */
+  storeEnv: StoreEnv;
   api: ServiceProcess;
   dispatcher: ServiceProcess;
   /** The private Redis: `stop()` (SIGTERM, AOF flushed) or `kill()`, then `start()` on the same port and files. */
@@ -145,6 +150,7 @@ function serviceProcess(
 /** Starts Redis, the API and the dispatcher; returns once both processes say they are ready. */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-flow-"));
+  const store = await freshTestStore(dataDir, "service", false);
   const redisDir = join(dataDir, "redis");
   let redis: PrivateRedis | null = await startPrivateRedis(redisDir);
   redisPids.add(redis.pid);
@@ -154,7 +160,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
   const shared = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
-    DATA_DIR: dataDir,
+    ...store.env,
     REDIS_URL: redisUrl,
     // Given, not generated: two processes starting at once must not race to create it.
     SECRETS_KEY: "flow-secrets-key-flow-secrets-key-0123456789",
@@ -197,6 +203,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       redis = null;
     }
     rmSync(dataDir, { recursive: true, force: true });
+    await store.drop();
   };
   try {
     await api.start();
@@ -221,6 +228,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     dispatcherBase: `http://127.0.0.1:${dispatcherPort}`,
     token,
     dataDir,
+    storeEnv: store.env,
     api,
     dispatcher,
     redis: {

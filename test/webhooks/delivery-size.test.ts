@@ -31,7 +31,7 @@ beforeAll(async () => {
   gql = graphqlClient(t, acme.adminToken);
   receiver = startReceiver();
   const config = loadDispatcherConfig({
-    DATA_DIR: t.dataDir,
+    ...t.storeEnv,
     REDIS_URL: t.redis.url,
     REDIS_PREFIX: t.redis.prefix,
     LOG_LEVEL: "silent",

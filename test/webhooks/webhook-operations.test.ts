@@ -27,7 +27,7 @@ beforeAll(async () => {
   acme = await t.provision("acme");
   receiver = startReceiver(() => new Response("thanks", { status }));
   const config = loadDispatcherConfig({
-    DATA_DIR: t.dataDir,
+    ...t.storeEnv,
     REDIS_URL: t.redis.url,
     REDIS_PREFIX: t.redis.prefix,
     LOG_LEVEL: "silent",

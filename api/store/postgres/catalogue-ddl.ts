@@ -8,11 +8,11 @@
  * again, what is gone is not dropped again.
  */
 import { createHash } from "node:crypto";
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import { defaultRecordValue } from "../../model/field-values.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
 import { columnType, encodeValue } from "./record-codec.ts";
-import type { Runner } from "./runner.ts";
 import { tableRef } from "./tenant-schemas.ts";
 
 /** PostgreSQL cuts longer identifiers short; a name past it is shortened here, the same way every time. */

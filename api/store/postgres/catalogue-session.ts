@@ -1,9 +1,10 @@
 /** The catalogue part of a PostgreSQL session: custom definitions and the DDL of record storage. */
+
+import { uniquely } from "../../../common/store/postgres/pg-errors.ts";
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
 import { addColumn, dropColumn, dropTable, ensureObjectTable } from "./catalogue-ddl.ts";
-import { uniquely } from "./pg-errors.ts";
-import type { Runner } from "./runner.ts";
 import type { SchemaLookup } from "./tenant-schemas.ts";
 
 const SQL = {

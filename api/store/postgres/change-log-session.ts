@@ -12,6 +12,8 @@
  * A NOTIFY in the same transaction wakes listeners once it commits (and never
  * if it rolls back); it is a hint, readers poll all the same.
  */
+
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry, LoggedChange, RecordValues } from "../../model/record-values.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
 import {
@@ -22,10 +24,10 @@ import {
   partitionOf,
   savedCursor,
 } from "./feed-cursor.ts";
-import type { Runner } from "./runner.ts";
 
 /** The channel a unit of work that appended changes notifies as it commits (payload: its partition). */
-const CHANGES_CHANNEL = "tds_change_log";
+/** The channel each commit that appended to the change log notifies (postgres-store.ts listens on it). */
+export const CHANGES_CHANNEL = "tds_change_log";
 
 const SQL = {
   changes: `SELECT position, idx, partition, tenant_id, object_name, operation, uid, before, after,

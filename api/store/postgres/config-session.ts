@@ -1,6 +1,7 @@
 /** The config-variable part of a PostgreSQL session (secrets arrive sealed; the store keeps what it is given). */
+
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ConfigReader, ConfigVariable, ConfigWriter } from "../ports/config-port.ts";
-import type { Runner } from "./runner.ts";
 
 const COLUMNS = "tenant_id, key, config_type, value, description, created_at, updated_at";
 const SQL = {

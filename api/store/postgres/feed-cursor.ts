@@ -9,8 +9,9 @@
  * that commits late in one partition because another went ahead. Written as
  * `pg:<ticket>.<index>,…` (one pair per partition); only this folder reads it.
  */
+
+import { FEED_PARTITIONS } from "../../../common/store/postgres/migrations.ts";
 import type { FeedCursor } from "../../model/record-values.ts";
-import { FEED_PARTITIONS } from "./migrations.ts";
 
 /** Where an entry stands within its partition. */
 export interface LogPosition {

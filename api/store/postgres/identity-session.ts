@@ -2,11 +2,12 @@
  * The identity part of a PostgreSQL session: tenants (each with a schema of
  * its own for its records, made with it), users, token metadata.
  */
+
+import { uniquely } from "../../../common/store/postgres/pg-errors.ts";
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { IdentityReader, IdentityWriter } from "../ports/identity-port.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import { uniquely } from "./pg-errors.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
-import type { Runner } from "./runner.ts";
 import { type SchemaLookup, schemaName } from "./tenant-schemas.ts";
 
 // Columns named, never `*`: a prepared statement's result may not change shape under a later migration.

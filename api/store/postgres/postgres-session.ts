@@ -4,18 +4,18 @@
  * keeps until its end: the change-log entries it appended (written in commit
  * order as it finishes) and the tenants' schemas it learnt.
  */
+import { createDeliveryLogSession } from "../../../common/delivery-log/postgres/delivery-log-session.ts";
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { createCatalogueSession } from "./catalogue-session.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
 import { createConfigSession } from "./config-session.ts";
-import { createDeliveryLogSession } from "./delivery-log-session.ts";
 import { createIdentitySession } from "./identity-session.ts";
 import { createQuerySession } from "./query-records.ts";
 import { createRecordConstraints } from "./record-constraints.ts";
 import { createRecordSession } from "./record-session.ts";
 import { createRetentionSession } from "./retention-session.ts";
-import type { Runner } from "./runner.ts";
 import type { SchemaLookup } from "./tenant-schemas.ts";
 import { createWebhookSession } from "./webhook-session.ts";
 

@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL store engine, over Bun's built-in SQL client (a pool of
- * connections; no ORM). Opening it migrates the database (migrate.ts). Reads
+ * connections; no ORM), built on the engine common/store/postgres/ opened
+ * (its server checked, its database migrated). Reads
  * outside a unit of work run on the pool, each statement on a snapshot of
  * every commit finished before it, so requests need no snapshot management.
  * A unit of work is one SERIALIZABLE transaction; one that fails to
@@ -9,14 +10,15 @@
  * the port allows. Its change-log entries are written at its end, in commit
  * order (change-log-session.ts).
  */
-import { SQL } from "bun";
+import type { SQL } from "bun";
 import { UnavailableError } from "../../../common/errors.ts";
+import { isRetryable } from "../../../common/store/postgres/pg-errors.ts";
+import { openPostgresEngine, type PostgresEngine } from "../../../common/store/postgres/postgres-engine.ts";
+import { createRunner, type FailureWatch } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { Store, StoreWriter } from "../store.ts";
-import { migrate } from "./migrate.ts";
-import { isRetryable } from "./pg-errors.ts";
+import { CHANGES_CHANNEL } from "./change-log-session.ts";
 import { createPostgresSession } from "./postgres-session.ts";
-import { createRunner, type FailureWatch } from "./runner.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
@@ -28,23 +30,35 @@ export interface PostgresStoreOptions {
 }
 
 /**
- * Opens the store on the database `url` names (`postgres://…`), bringing its schema up to date
- * first (safe when several processes start at once).
- * @throws the connection's or a migration's error: nothing is left open then.
+ * Opens the engine on the database `url` names (`postgres://…`) and the store on it.
+ * @throws ConfigError when the server cannot be used (common/store/postgres/postgres-engine.ts).
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const sql = new SQL({ url, max: options.maxConnections ?? 10 });
-  try {
-    await migrate(sql);
-  } catch (error) {
-    await sql.close();
-    throw error;
-  }
+  return createPostgresStore(await openPostgresEngine(url, options), options);
+}
+
+/** The store on an opened engine; closing the store closes the engine's pool. */
+export function createPostgresStore(
+  engine: PostgresEngine,
+  options: Pick<PostgresStoreOptions, "retry"> = {},
+): Store {
+  const { sql } = engine;
   const policy = options.retry ?? DEFAULT_RETRY;
   const schemas = createTenantSchemas();
   const pool = createRunner(sql);
   const reads = createPostgresSession(pool, schemas.reader(pool), null).store;
   const underWay = new Set<Promise<unknown>>();
+  const commitListeners = new Set<() => void>();
+  /** The LISTEN on the change log's channel: one connection of the client's, opened for the first listener. */
+  let hearing: Promise<SQL.ListenSubscription | null> | null = null;
+  const hear = () => {
+    // A listener that cannot LISTEN (a PostgreSQL-wire service without it) keeps polling: the wake-up is a hint.
+    hearing ??= sql
+      .listen(CHANGES_CHANNEL, () => {
+        for (const listener of commitListeners) listener();
+      })
+      .catch(() => null);
+  };
 
   /** One run of `work` in a transaction; rejects with what failed, noting in `watch` whether a retry may help. */
   const attempt = async <T>(work: (tx: StoreWriter) => Promise<T>, watch: FailureWatch): Promise<T> => {
@@ -98,8 +112,14 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
         return false;
       }
     },
+    onCommitted(listener) {
+      commitListeners.add(listener);
+      hear();
+      return () => commitListeners.delete(listener);
+    },
     async close() {
       while (underWay.size > 0) await Promise.all(underWay);
+      await (await hearing)?.unlisten().catch(() => undefined);
       await sql.close();
     },
   };

@@ -6,6 +6,8 @@
  * whole answers as JSON. Every value is bound; identifiers come from the
  * catalogue.
  */
+
+import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
 import { filterNeeds } from "../../eql/filter-needs.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
@@ -18,7 +20,6 @@ import { type RenderedRead, renderReadSql } from "../sql/render-read.ts";
 import { type PostgresValue, postgresDialect } from "./postgres-dialect.ts";
 import { BASE, type ReadShape, readShape } from "./read-shape.ts";
 import { postgresJson } from "./render-json.ts";
-import type { BoundValue, Runner } from "./runner.ts";
 import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
 
 type QueryMethods = Required<Pick<RecordReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;

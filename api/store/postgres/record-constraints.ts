@@ -11,12 +11,12 @@
  * engine gave (catalogue-ddl.ts).
  */
 import { ReferenceNotFoundError, UniqueViolationError, ValidationError } from "../../../common/errors.ts";
+import { isNulInText, violatedUnique } from "../../../common/store/postgres/pg-errors.ts";
+import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
 import { STANDARD_OBJECTS } from "../../model/standard-objects.ts";
 import { indexName } from "./catalogue-ddl.ts";
-import { isNulInText, violatedUnique } from "./pg-errors.ts";
-import type { BoundValue, Runner } from "./runner.ts";
 import { tableRef } from "./tenant-schemas.ts";
 
 const STANDARD_MAPPINGS = new Map(STANDARD_OBJECTS.map((object) => [object.name, object.mapping]));

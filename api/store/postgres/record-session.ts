@@ -4,13 +4,14 @@
  * (identifiers quoted) with every value bound; the client prepares each text
  * once per connection.
  */
+
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
 import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
 import { columnType, decodeValue, encodeValue, type PostgresColumnValue } from "./record-codec.ts";
 import type { RecordConstraints } from "./record-constraints.ts";
-import type { Runner } from "./runner.ts";
 import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
 
 type RecordMethods = Pick<RecordReader, "findRecords" | "findRecordByValue" | "countReferencing"> &

@@ -1,21 +1,16 @@
 /**
- * The retention part of a PostgreSQL session: deletes what the delivery log
- * and the change log no longer need to keep, a bounded step at a time (each
- * step runs in its caller's unit of work, so writers wait one step at most).
+ * The change log's retention step of a PostgreSQL session: deletes the entries
+ * every reader has passed, a bounded step at a time (each step runs in its
+ * caller's unit of work, so writers wait one step at most). The delivery log's
+ * step is the log's own (common/delivery-log/postgres/delivery-log-session.ts).
  */
+
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { FeedCursor } from "../../model/record-values.ts";
-import type { DeliveryAge, RetentionWriter } from "../ports/retention-port.ts";
+import type { RetentionWriter } from "../ports/retention-port.ts";
 import { decodeCursor, passedByAll } from "./feed-cursor.ts";
-import type { Runner } from "./runner.ts";
 
 const SQL = {
-  // Along deliveries_by_age: only deliveries created before the cut-off are read.
-  aged: `SELECT tenant_id, id, created_at, status, updated_at FROM deliveries
-    WHERE (created_at, id) > ($1, $2) AND created_at < $3 ORDER BY created_at, id LIMIT $4`,
-  deleteAttempts: `DELETE FROM delivery_attempts a USING unnest($1::text[], $2::text[]) AS d(tenant_id, id)
-    WHERE a.tenant_id = d.tenant_id AND a.delivery_id = d.id`,
-  deleteDeliveries: `DELETE FROM deliveries x USING unnest($1::text[], $2::text[]) AS d(tenant_id, id)
-    WHERE x.tenant_id = d.tenant_id AND x.id = d.id`,
   cursors: "SELECT cursor FROM feed_positions",
   // The entries every reader has passed, in each partition, oldest first.
   passed: `SELECT position, idx, committed_at FROM change_log
@@ -25,35 +20,8 @@ const SQL = {
     WHERE c.position = d.position AND c.idx = d.idx`,
 };
 
-interface AgedRow {
-  tenant_id: string;
-  id: string;
-  created_at: string;
-  status: string;
-  updated_at: string;
-}
-
-/** Before every delivery: no creation time is below it, and "" sorts before every id. */
-const START = { createdAt: Number.MIN_SAFE_INTEGER, id: "" };
-
-export function createRetentionSession(db: Runner): RetentionWriter {
+export function createRetentionSession(db: Runner): Pick<RetentionWriter, "pruneChanges"> {
   return {
-    async pruneDeliveries(before, limit, after) {
-      const from = after ?? START;
-      const rows = await db.rows<AgedRow>(SQL.aged, [from.createdAt, from.id, before, limit]);
-      const gone = rows.filter(
-        (row) => (row.status === "succeeded" || row.status === "failed") && Number(row.updated_at) < before,
-      );
-      if (gone.length > 0) {
-        const keys = [gone.map((row) => row.tenant_id), gone.map((row) => row.id)];
-        await db.run(SQL.deleteAttempts, keys);
-        await db.run(SQL.deleteDeliveries, keys);
-      }
-      const last = rows.at(-1);
-      const next: DeliveryAge | null =
-        rows.length < limit || !last ? null : { createdAt: Number(last.created_at), id: last.id };
-      return { deleted: gone.length, next };
-    },
     async pruneChanges(before, limit) {
       const saved = await db.rows<{ cursor: string }>(SQL.cursors);
       const passed = passedByAll(saved.map((row) => decodeCursor(row.cursor as FeedCursor)));

@@ -5,9 +5,10 @@
  * makes are kept for it, and for the store once it commits (a number made by
  * a unit that rolls back is given again to whoever inserts next).
  */
+
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ObjectDef } from "../../model/catalogue.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import type { Runner } from "./runner.ts";
 
 /** A tenant's schema name. */
 export const schemaName = (storageNo: number) => `t${storageNo}`;

@@ -4,9 +4,9 @@
  * webhook (a data-modifying CTE), not by a trigger: the engine keeps to what
  * PostgreSQL-wire services without triggers do too.
  */
+import { uniquely } from "../../../common/store/postgres/pg-errors.ts";
+import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { WebhookKind, WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
-import { uniquely } from "./pg-errors.ts";
-import type { Runner } from "./runner.ts";
 
 const COLUMNS = `tenant_id, id, name, url, type, query, options, headers, secret, previous_secret,
   previous_secret_until, enabled, disabled_reason, disabled_at, enabled_by, enabled_at, version, created_at, updated_at`;

@@ -1,6 +1,6 @@
 /**
- * The DeliveryStore over the PostgreSQL database the API's store migrated
- * (api/store/postgres/): the same tables, through Bun's SQL client. Each write
+ * The DeliveryStore over the PostgreSQL engine (common/store/postgres/, which
+ * migrated its database): the API's tables, through Bun's SQL client. Each write
  * is one transaction, resolved once committed, so an attempt logged as started
  * before its request leaves is in the log whatever happens to the process
  * after. Concurrent attempts of one delivery are numbered one after the other:
@@ -8,7 +8,8 @@
  * the commit. Disabling a webhook moves its tenant's webhook-set version in the
  * same statement (no triggers, as the API's engine).
  */
-import { SQL } from "bun";
+import type { SQL } from "bun";
+import type { PostgresEngine } from "../../store/postgres/postgres-engine.ts";
 import {
   type AttemptRecord,
   type DeliveryStatus,
@@ -87,9 +88,9 @@ async function logAttempt(
 
 const counted = (rows: { attempts: number }[]) => rows[0]?.attempts ?? null;
 
-/** Opens the dispatcher's port on the database `url` names (migrated by the API's store). */
-export function openPostgresDeliveryStore(url: string, maxConnections = 10): DeliveryStore {
-  const sql = new SQL({ url, max: maxConnections });
+/** The dispatcher's port on an opened engine; closing the port closes the engine's pool. */
+export function createPostgresDeliveryStore(engine: PostgresEngine): DeliveryStore {
+  const { sql } = engine;
   return {
     async loadDelivery(tenantId, deliveryId, webhookId) {
       const [row] = (await sql.unsafe(STATEMENTS.load, [tenantId, deliveryId, webhookId])) as LoadRow[];

@@ -95,12 +95,16 @@ export const PORT_MEMBERS = {
     requestArrived: true,
     refreshReads: true,
     ping: true,
+    onCommitted: true,
     close: true,
   } satisfies Members<UnitOfWorkPort>,
 };
 
-/** Members an engine may leave out (`readJson`: the resolvers answer without it). */
-export const OPTIONAL_PORT_MEMBERS: readonly (keyof (Store & StoreWriter))[] = ["readJson"];
+/**
+ * Members an engine may leave out (`readJson`: the resolvers answer without it; `onCommitted`: the
+ * change feed polls without it).
+ */
+export const OPTIONAL_PORT_MEMBERS: readonly (keyof (Store & StoreWriter))[] = ["readJson", "onCommitted"];
 
 /** Every member of the port, each once. */
 export const ALL_PORT_MEMBERS: Members<Store & StoreWriter> = {

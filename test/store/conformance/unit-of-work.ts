@@ -1,6 +1,6 @@
 /** Conformance: units of work (commit, rollback, isolation of reads) and the engine's lifecycle. */
 import { describe, expect, test } from "bun:test";
-import { tenant, user } from "./fixtures.ts";
+import { changeEntry, tenant, user } from "./fixtures.ts";
 import type { StoreUnderTest } from "./store-under-test.ts";
 
 export function describeUnitOfWork(sut: StoreUnderTest): void {
@@ -8,6 +8,29 @@ export function describeUnitOfWork(sut: StoreUnderTest): void {
     test("the engine names itself and answers a ping", async () => {
       expect(sut.store.engine).toBe(sut.engine);
       expect(await sut.store.ping()).toBe(true);
+    });
+
+    test("an engine that hears commits wakes its listener for another handle's commit, and not after removal", async () => {
+      const hearing = sut.store.onCommitted;
+      // Left out only where no other process can commit unheard-of work but through this store (SQLite polls).
+      if (!hearing) return expect(sut.engine).toBe("sqlite");
+      let heard = 0;
+      const t = tenant("wake");
+      const changeOf = (mutationId: string) => changeEntry(t.id, mutationId, 0);
+      const stop = hearing.call(sut.store, () => heard++);
+      const other = await sut.reopen();
+      // The LISTEN is set up in the background: commit until one is heard (a hint, not a count).
+      const deadline = Date.now() + 5000;
+      for (let n = 0; heard === 0 && Date.now() < deadline; n++) {
+        await other.unitOfWork((tx) => tx.appendChanges([changeOf(`wake-${n}`)]));
+        await Bun.sleep(50);
+      }
+      expect(heard).toBeGreaterThan(0);
+      stop();
+      const before = heard;
+      await other.unitOfWork((tx) => tx.appendChanges([changeOf("after")]));
+      await Bun.sleep(200);
+      expect(heard).toBe(before);
     });
 
     test("a unit of work commits everything it wrote and resolves to what its work returned", async () => {

@@ -12,7 +12,7 @@ import {
   passedByAll,
   savedCursor,
 } from "../../../api/store/postgres/feed-cursor.ts";
-import { FEED_PARTITIONS } from "../../../api/store/postgres/migrations.ts";
+import { FEED_PARTITIONS } from "../../../common/store/postgres/migrations.ts";
 
 const at = (ticket: number, index = 0) => ({ ticket, index });
 const positions = (set: Record<number, { ticket: number; index: number }>) =>

@@ -8,12 +8,14 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { ObjectDef } from "../../../api/model/catalogue.ts";
-import { migrate } from "../../../api/store/postgres/migrate.ts";
-import { MIGRATIONS } from "../../../api/store/postgres/migrations.ts";
 import { openPostgresStore } from "../../../api/store/postgres/postgres-store.ts";
 import type { ReadNode } from "../../../api/store/read-tree.ts";
 import type { Store } from "../../../api/store/store.ts";
+import { openDeliveryStore } from "../../../common/delivery-log/open-delivery-store.ts";
 import { UnavailableError, ValidationError } from "../../../common/errors.ts";
+import { migrate } from "../../../common/store/postgres/migrate.ts";
+import { MIGRATIONS } from "../../../common/store/postgres/migrations.ts";
+import { storeLocationOf } from "../../../common/store/store-location.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/private-postgres.ts";
 import { customObject, newRecord, tenant, USERS, user } from "../conformance/fixtures.ts";
 
@@ -52,6 +54,17 @@ describe("migrations", () => {
       }[];
       expect(applied[0]?.n).toBe(MIGRATIONS.length);
       expect(await migrate(fresh.sql)).toBe(0);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  test("the dispatcher's port alone on a new database migrates it (no API has to start first)", async () => {
+    const fresh = await createTestDatabase("dispatcher first");
+    try {
+      const port = await openDeliveryStore(storeLocationOf({ DATA_DIR: "unused", DATABASE_URL: fresh.url }));
+      await port.close();
+      expect(await versions(fresh.sql)).toEqual(MIGRATIONS.map((m) => m.version));
     } finally {
       await fresh.drop();
     }

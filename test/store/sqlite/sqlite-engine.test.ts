@@ -1,3 +1,4 @@
+// @test-engines sqlite: it tests the SQLite engine itself (its file, WAL, migrations)
 /** What only the SQLite engine does (the port's contracts are in ../store-conformance.test.ts). */
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";

@@ -1,13 +1,21 @@
-/** The delivery-log part of a PostgreSQL session: the deliveries the change feed logs and the attempts the dispatcher logs. */
-
-import type { SentRequest } from "../../../common/delivery-log/delivery-log.ts";
+/**
+ * The delivery log over one PostgreSQL runner, as the API's store uses it
+ * (api/store/postgres/postgres-session.ts spreads it into every session): the
+ * deliveries the change feed logs, their reset for a retry, the attempts the
+ * dispatcher logs (through postgres-delivery-store.ts, over the same tables)
+ * read back, and the retention step that deletes finished ones. The tables'
+ * migrations are the engine's (common/store/postgres/migrations.ts).
+ */
+import type { BoundValue, Runner } from "../../store/postgres/runner.ts";
 import type {
+  DeliveryAge,
   DeliveryAttempt,
   DeliveryLogReader,
+  DeliveryLogRetention,
   DeliveryLogWriter,
   DeliveryRecord,
-} from "../ports/delivery-log-port.ts";
-import type { BoundValue, Runner } from "./runner.ts";
+  SentRequest,
+} from "../delivery-log.ts";
 
 const COLUMNS = `tenant_id, id, webhook_id, event_id, part, status, body, test, attempts, committed_at,
   created_at, updated_at`;
@@ -21,7 +29,25 @@ const SQL = {
       $8::bool[], $9::int4[], $10::int8[], $11::int8[], $12::int8[])
     ON CONFLICT DO NOTHING`,
   reset: "UPDATE deliveries SET status = 'pending', updated_at = $1 WHERE tenant_id = $2 AND id = $3",
+  // Along deliveries_by_age: only deliveries created before the cut-off are read.
+  aged: `SELECT tenant_id, id, created_at, status, updated_at FROM deliveries
+    WHERE (created_at, id) > ($1, $2) AND created_at < $3 ORDER BY created_at, id LIMIT $4`,
+  deleteAttempts: `DELETE FROM delivery_attempts a USING unnest($1::text[], $2::text[]) AS d(tenant_id, id)
+    WHERE a.tenant_id = d.tenant_id AND a.delivery_id = d.id`,
+  deleteDeliveries: `DELETE FROM deliveries x USING unnest($1::text[], $2::text[]) AS d(tenant_id, id)
+    WHERE x.tenant_id = d.tenant_id AND x.id = d.id`,
 };
+
+interface AgedRow {
+  tenant_id: string;
+  id: string;
+  created_at: string;
+  status: string;
+  updated_at: string;
+}
+
+/** Before every delivery: no creation time is below it, and "" sorts before every id. */
+const START = { createdAt: Number.MIN_SAFE_INTEGER, id: "" };
 
 interface DeliveryRow {
   tenant_id: string;
@@ -75,7 +101,10 @@ const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
   request: row.request === null ? null : (JSON.parse(row.request) as SentRequest),
 });
 
-export function createDeliveryLogSession(db: Runner): DeliveryLogReader & DeliveryLogWriter {
+/** The delivery log's members of a session over `db` (the pool's, or a unit of work's transaction). */
+export function createDeliveryLogSession(
+  db: Runner,
+): DeliveryLogReader & DeliveryLogWriter & DeliveryLogRetention {
   return {
     async listDeliveries(tenantId, webhookId, query) {
       const where = ["tenant_id = $1", "webhook_id = $2"];
@@ -125,6 +154,22 @@ export function createDeliveryLogSession(db: Runner): DeliveryLogReader & Delive
     },
     async resetDelivery(tenantId, id, at) {
       await db.run(SQL.reset, [at, tenantId, id]);
+    },
+    async pruneDeliveries(before, limit, after) {
+      const from = after ?? START;
+      const rows = await db.rows<AgedRow>(SQL.aged, [from.createdAt, from.id, before, limit]);
+      const gone = rows.filter(
+        (row) => (row.status === "succeeded" || row.status === "failed") && Number(row.updated_at) < before,
+      );
+      if (gone.length > 0) {
+        const keys = [gone.map((row) => row.tenant_id), gone.map((row) => row.id)];
+        await db.run(SQL.deleteAttempts, keys);
+        await db.run(SQL.deleteDeliveries, keys);
+      }
+      const last = rows.at(-1);
+      const next: DeliveryAge | null =
+        rows.length < limit || !last ? null : { createdAt: Number(last.created_at), id: last.id };
+      return { deleted: gone.length, next };
     },
   };
 }

@@ -3,7 +3,7 @@
  * and the structured fields the server sends (schema, constraint), never by
  * message text.
  */
-import { ConflictError, ValidationError } from "../../../common/errors.ts";
+import { ConflictError, ValidationError } from "../../errors.ts";
 
 const SERIALIZATION_FAILURE = "40001";
 const DEADLOCK_DETECTED = "40P01";
