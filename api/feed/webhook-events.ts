@@ -134,6 +134,16 @@ export function createWebhookEventQueue(redis: Redis, keys: RedisKeys, now: () =
   return { schedules, firings, close: async () => made?.close() };
 }
 
+/**
+ * How soon an event taken by a process that then died is taken again. BullMQ's defaults (a 30 s
+ * lock, stalled jobs looked for every 30 s) would fire such a record up to a minute late; an event
+ * is handled in milliseconds, so a 5 s lock (renewed every 2.5 s while it runs) is ample, and
+ * stalled jobs are looked for every 2 s (one Redis script a process). Handling is idempotent (the
+ * delivery's id), so a job taken again after a long pause does nothing twice; it may stall a few
+ * times (an event loop busy for seconds) before BullMQ gives it up.
+ */
+const STALLED = { lockDuration: 5000, stalledInterval: 2000, maxStalledCount: 5 };
+
 export interface WebhookEventWorkerDeps {
   redis: Redis;
   keys: RedisKeys;
@@ -177,6 +187,7 @@ export function createWebhookEventWorker({
         connection: redis,
         prefix: keys.bullPrefix,
         concurrency,
+        ...STALLED,
       });
       worker.on("failed", (job, error) =>
         log.warn("webhook event failed; retried", { jobId: job?.id, ...describeError(error) }),

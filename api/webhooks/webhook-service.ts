@@ -9,22 +9,24 @@ import { randomBytes } from "node:crypto";
 import { printSchema } from "graphql";
 import { checkCron } from "../../common/cron.ts";
 import { type DeliveryJob, deliveryIdOf, eventIdOf } from "../../common/delivery-job.ts";
-import {
-  BadRequestError,
-  ConflictError,
-  type ErrorDetail,
-  NotFoundError,
-  ValidationError,
-} from "../../common/errors.ts";
+import { ConflictError, type ErrorDetail, NotFoundError, ValidationError } from "../../common/errors.ts";
 import { type SecretBox, webhookSecretContext } from "../../common/secret-box.ts";
 import { templateVariables } from "../../common/template.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { WebhookSchedules } from "../feed/webhook-events.ts";
 import type { SchemaCache } from "../graphql/schema/schema-cache.ts";
-import type { DeliveryAttempt, DeliveryQuery, DeliveryRecord, Store, WebhookRecord } from "../store/store.ts";
+import type {
+  DeferredOptions,
+  DeliveryAttempt,
+  DeliveryQuery,
+  DeliveryRecord,
+  Store,
+  WebhookRecord,
+} from "../store/store.ts";
 import { exampleElement } from "../subscriptions/example-event.ts";
 import { parseSubscription } from "../subscriptions/parse-subscription.ts";
 import { selectionProblems } from "../subscriptions/selection-limits.ts";
+import { exampleDeferredElement } from "./deferred-example.ts";
 import { buildDeferredSchema, parseDeferredWebhook } from "./deferred-webhook.ts";
 import type { WebhookDefinition, WebhookDraft } from "./webhook-input.ts";
 
@@ -277,24 +279,31 @@ export function createWebhookService({
 
     /**
      * Sends an example delivery, logged as a test delivery and delivered like any other: for a
-     * graphql webhook one element shaped by its subscription with example values, for a scheduled
-     * one the `{}` a tick sends.
+     * graphql webhook one element shaped by its subscription with example values; for a
+     * graphql_deferred one the element a firing sends, its query answered for an example record
+     * (a list of one example child per relationship); for a scheduled one the `{}` a tick sends.
      * @throws ConflictError when the webhook is disabled; ValidationError when its subscription
-     * no longer compiles against the tenant's model; BadRequestError for a graphql_deferred webhook
-     * (its body is a query's answer for a real record, which an example cannot stand for).
+     * or deferred query no longer compiles against the tenant's model.
      */
     async sendTest(tenantId: string, id: string): Promise<DeliveryRecord> {
       const webhook = await loadEnabled(tenantId, id);
-      if (webhook.type === "graphql_deferred")
-        throw new BadRequestError(
-          "test deliveries are sent to graphql and scheduled webhooks; a graphql_deferred webhook's deliveries are its records' firings",
-        );
       const at = now();
       let body: DeliveryJob["body"] = {};
       if (webhook.type === "graphql") {
         const catalogue = await catalogues.get(tenantId);
         const subscription = parseSubscription(webhook.query, schemas.get(catalogue).schema, catalogue);
         body = [exampleElement(subscription, at)];
+      } else if (webhook.type === "graphql_deferred") {
+        const catalogue = await catalogues.get(tenantId);
+        const deferred = parseDeferredWebhook(
+          id,
+          webhook.query,
+          webhook.options as DeferredOptions,
+          buildDeferredSchema(schemas.get(catalogue).schema, catalogue),
+          catalogue,
+          minDeferredOffsetMs,
+        );
+        body = [exampleDeferredElement(deferred, catalogue, at)];
       }
       // An event of its own: a test is no change, and its id must not meet a real event's delivery.
       const eventId = eventIdOf({ kind: "test", id: crypto.randomUUID() });

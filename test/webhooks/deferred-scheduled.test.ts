@@ -67,6 +67,18 @@ const at = (path: string) => receiver.requests.filter((r) => r.path === path);
 const skipped = (reason: string) =>
   lines.filter((l) => l.msg === "deferred firing skipped" && String(l.reason).includes(reason));
 
+/** A JSON value's shape: objects by their keys (sorted), arrays by their first element, leaves by type. */
+function shapeOf(value: unknown): unknown {
+  if (Array.isArray(value)) return [value.length === 0 ? "empty" : shapeOf(value[0])];
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, inner]) => [key, shapeOf(inner)]),
+    );
+  return typeof value;
+}
+
 async function insertRegion(name: string): Promise<{ uid: string; insertedAt: number }> {
   const insertedAt = Date.now();
   const answer = await gql()(
@@ -297,23 +309,57 @@ describe("test deliveries of the new kinds", () => {
     expect((await admin("DELETE", `/webhooks/${id}`)).status).toBe(200);
   });
 
-  test("a deferred webhook's test is refused, 400 bad_request, and nothing is logged or sent", async () => {
+  test("a deferred webhook's test POSTs, signed and logged as a test, an element of the same shape as a real firing of its query (every key, nested, alike)", async () => {
+    const query = `subscription { work: jobs { UID Name JobStatus Start Duration Locked Quantity CreatedDate
+      RegionId Region { Name Timezone } JobAllocations { UID Status TeamLeader Resource { Name Rating } }
+      ...more } }
+      fragment more on Jobs { Description __typename }`;
     const created = await admin("POST", "/webhooks", {
-      name: "regions-test",
-      url: `${receiver.url}/regions-test`,
+      name: "jobs-test",
+      url: `${receiver.url}/jobs-test`,
       type: "graphql_deferred",
       field: "CreatedDate",
-      offset: 60_000,
-      query: "subscription { regions { UID } }",
+      offset: 2000,
+      query,
     });
     expect(created.status).toBe(201);
     const id = created.body.result.id as string;
     const sent = await admin("POST", `/webhooks/${id}/test`);
-    expect(sent.status).toBe(400);
-    expect(sent.body.errorType).toBe("bad_request");
-    expect((await admin("GET", `/webhooks/${id}/deliveries`)).body.result).toEqual([]);
-    await Bun.sleep(200);
-    expect(at("/regions-test")).toHaveLength(0);
+    expect(sent.status).toBe(202);
+    await eventually(() => expect(at("/jobs-test")).toHaveLength(1), { timeoutMs: 6000 });
+    const [example] = at("/jobs-test") as [ReceivedRequest];
+    expect(await standardWebhooksProblem(created.body.result.secret, example)).toBeNull();
+    expect(example.headers["service-request-id"]).toBe(sent.body.result.id);
+    const [listed] = (await admin("GET", `/webhooks/${id}/deliveries`)).body.result;
+    expect(listed).toMatchObject({ id: sent.body.result.id, test: true, mutationId: null });
+    expect(listed.eventId).toMatch(/^test:[0-9a-f-]{36}$/);
+    // A real firing of the same query, every selected value set, one child for the relationship.
+    const inserted = await gql()(`mutation { schema {
+      r: insertRegions(input: {Name: "Test region", Timezone: "UTC"}, idAlias: "r")
+      v: insertResources(input: {Name: "Van", PrimaryRegionId: "r", Rating: 3}, idAlias: "v")
+      j: insertJobs(input: {Duration: 30, RegionId: "r", Start: "2030-01-01T10:00:00Z", Quantity: 2,
+        Description: "real"}, idAlias: "j")
+      a: insertJobAllocations(input: {JobId: "j", ResourceId: "v"})
+    } }`);
+    expect(inserted.errors).toBeUndefined();
+    await eventually(() => expect(at("/jobs-test")).toHaveLength(2), { timeoutMs: 6000 });
+    const real = JSON.parse((at("/jobs-test")[1] as ReceivedRequest).body);
+    const shown = JSON.parse(example.body);
+    expect(real[0].data.work.JobAllocations).toHaveLength(1);
+    expect(shapeOf(shown)).toEqual(shapeOf(real));
+    expect(shown).toEqual([
+      {
+        data: {
+          work: expect.objectContaining({
+            UID: "00000000-0000-4000-8000-000000000000",
+            __typename: "Jobs",
+            Start: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+            Duration: 60,
+            JobAllocations: [expect.objectContaining({ Resource: { Name: "example Name", Rating: 42 } })],
+          }),
+        },
+      },
+    ]);
     expect((await admin("DELETE", `/webhooks/${id}`)).status).toBe(200);
   });
 });
