@@ -38,7 +38,7 @@ beforeAll(async () => {
   receiver = startReceiver();
   for (let i = 0; i < 2; i++) {
     const config = loadDispatcherConfig({
-      DATA_DIR: t.dataDir,
+      ...t.storeEnv,
       REDIS_URL: t.redis.url,
       REDIS_PREFIX: t.redis.prefix,
       LOG_LEVEL: "silent",
