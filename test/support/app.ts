@@ -4,9 +4,6 @@
  * run's real Redis under a unique prefix, the real auth service. Requests go
  * through `app.handle(new Request(...))`, exactly as the server would see them.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createUser } from "../../api/auth/create-user.ts";
 import { provisionTenant } from "../../api/auth/provision-tenant.ts";
 import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
@@ -17,6 +14,7 @@ import type { Role, Store, Tenant, User } from "../../api/store/store.ts";
 import { createLogger, type Logger } from "../../common/log.ts";
 import { connectRedis } from "../../common/redis.ts";
 import { openTestRedis } from "./redis.ts";
+import { makeTempDir, removeTempDir } from "./temp-dirs.ts";
 import { freshTestStore, type StoreEnv } from "./test-store.ts";
 
 export const TEST_JWT_SECRET = "test-secret-test-secret-test-secret-0123456789";
@@ -44,12 +42,6 @@ export interface ProvisionedTenant {
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 
-/** Data directories of apps not closed yet: removed when the run ends, whatever a test forgot. */
-const openDataDirs = new Set<string>();
-process.on("exit", () => {
-  for (const dir of openDataDirs) rmSync(dir, { recursive: true, force: true });
-});
-
 /**
  * A store of the run's engine, fresh unless `env` locates one already (a second app on the first
  * one's store passes the first's `storeEnv`); an app drops only the store it made.
@@ -61,8 +53,7 @@ export async function createTestApp(
   wrapStore: (store: Store) => Store = (store) => store,
   logger?: Logger,
 ) {
-  const dataDir = mkdtempSync(join(tmpdir(), "tds-test-"));
-  openDataDirs.add(dataDir);
+  const dataDir = makeTempDir("tds-test-");
   const shared = env.DATABASE_URL !== undefined || env.DATA_DIR !== undefined;
   const fresh = shared ? null : await freshTestStore(dataDir, "app");
   const storeEnv: StoreEnv = fresh?.env ?? {
@@ -139,8 +130,7 @@ export async function createTestApp(
       if (redis !== testRedis.redis) redis.disconnect();
       await testRedis.close();
     } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-      openDataDirs.delete(dataDir);
+      removeTempDir(dataDir);
       await fresh?.drop();
     }
   }

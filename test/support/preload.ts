@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPrivateRedis } from "../../scripts/private-redis.ts";
 import { killTestPostgres, stopTestPostgres } from "./private-postgres.ts";
+import { removeAllTempDirs } from "./temp-dirs.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "tds-test-redis-"));
 const redis = await startPrivateRedis(dir);
@@ -21,6 +22,7 @@ afterAll(async () => {
   await redis.stop();
   rmSync(dir, { recursive: true, force: true });
   await stopTestPostgres();
+  removeAllTempDirs();
 });
 // A run ended by a signal (Ctrl-C, a CI timeout) runs neither: exit as the signal would, through
 // the exit handler. The PostgreSQL server is no child of ours (pg_ctl detaches it), so nothing
@@ -39,4 +41,5 @@ process.on("exit", () => {
     // already gone
   }
   rmSync(dir, { recursive: true, force: true });
+  removeAllTempDirs();
 });
