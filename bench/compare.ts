@@ -1,8 +1,8 @@
 /**
- * Side by side with the systems users would pick instead (issue 10): ours,
- * PostGraphile v5 and Parse Server, on the same machine, the same dataset, in
- * the same run, with the same four GraphQL workloads under wrk, plus the bare
- * Bun.serve baseline. Installs what is missing (wrk, PostgreSQL via apt; the
+ * Side by side with the systems users would pick instead (issue 10): ours (on
+ * SQLite, then on PostgreSQL), PostGraphile v5 and Parse Server, on the same
+ * machine, the same dataset, in the same run, with the same four GraphQL
+ * workloads under wrk, plus the bare Bun.serve baseline. Installs what is missing (wrk, PostgreSQL via apt; the
  * peers via npm into bench/.peers), runs one system at a time pinned to core 0
  * with wrk on core 1, stops everything it started (also on Ctrl-C).
  * Run: bun bench/compare.ts [seconds]  → bench/results/compare.md
@@ -81,9 +81,10 @@ async function main(): Promise<void> {
   );
   await stopBare();
 
-  const systems = [await measured(startOurs(SERVER_CORE))];
+  const systems = [await measured(startOurs(SERVER_CORE, { engine: "sqlite" }))];
   const postgres = await startPrivatePostgres(join(WORK_DIR, "pg"), SERVER_CORE);
   const stopPostgres = deferStop("PostgreSQL", postgres.stop);
+  systems.push(await measured(startOurs(SERVER_CORE, { engine: "postgres", postgres })));
   systems.push(await measured(startPostgraphile(postgres, SERVER_CORE, WORK_DIR)));
   systems.push(await measured(startParse(postgres, SERVER_CORE, WORK_DIR)));
   await stopPostgres();

@@ -16,6 +16,7 @@ export interface MeasuredRun extends WrkResult {
 
 export interface SystemMeasurement {
   name: string;
+  ours: SystemUnderTest["ours"];
   load: SystemUnderTest["load"];
   runs: Record<WorkloadName, MeasuredRun>;
   /** Leaf values in each workload's `data` (W1 100, W2 70, W3 1, W4 10 when all answer alike). */
@@ -132,5 +133,5 @@ export async function measureSystem(
       `  ${system.name} ${workload}: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, errors ${r.non2xx + r.graphqlErrors}, other work ${r.otherCpuSeconds.toFixed(1)} CPU s`,
     );
   }
-  return { name: system.name, load: system.load, runs, values, ...memory };
+  return { name: system.name, ours: system.ours, load: system.load, runs, values, ...memory };
 }
