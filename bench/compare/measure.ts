@@ -32,6 +32,8 @@ export interface MeasureOptions {
   warmupSeconds: number;
   connections: number;
   loadCore: number;
+  /** Runs of a disturbed workload in all (the first included), the least disturbed kept. */
+  attempts: number;
 }
 
 const workloadNames = Object.keys(WORKLOADS) as WorkloadName[];
@@ -73,11 +75,10 @@ export async function measuredRun(
 
 /** A run counts as disturbed when other processes used more than this share of the CPUs meanwhile. */
 const DISTURBED_SHARE = 0.1;
-const ATTEMPTS = 3;
 
 /**
  * Warm-up then measured run of one workload; a disturbed run is retried (at most
- * ATTEMPTS in all) once the machine is quiet again, and the least disturbed one kept.
+ * `options.attempts` in all) once the machine is quiet again, and the least disturbed one kept.
  */
 async function measureWorkload(
   system: SystemUnderTest,
@@ -102,7 +103,7 @@ async function measureWorkload(
   };
   const limit = DISTURBED_SHARE * cpus().length * options.seconds;
   let best = await attempt();
-  for (let n = 2; n <= ATTEMPTS && best.otherCpuSeconds > limit; n++) {
+  for (let n = 2; n <= options.attempts && best.otherCpuSeconds > limit; n++) {
     console.log(
       `  ${system.name} ${workload}: other work used ${best.otherCpuSeconds.toFixed(1)} CPU s meanwhile; measuring again`,
     );

@@ -20,6 +20,8 @@ export interface CompareRun {
   cores: number;
   totalMinutes: number;
   runtimes: { bun: string; node: string };
+  /** Runs a disturbed workload got in all. */
+  attempts: number;
   baseline: MeasuredRun;
   /** Ours first (SQLite, then PostgreSQL when measured), then the peers. */
   systems: SystemMeasurement[];
@@ -207,7 +209,7 @@ export function renderReport(run: CompareRun): string {
     "",
     "## Setup, and what could limit or favour each system",
     "",
-    ...setupNotes(run.runtimes),
+    ...setupNotes(run.runtimes, run.attempts),
     "",
   ].join("\n");
 }

@@ -5,8 +5,11 @@ const settings = Object.entries(POSTGRES_SETTINGS)
   .map(([name, value]) => `\`${name}=${value}\``)
   .join(", ");
 
-/** Markdown bullets; `runtimes` names the Bun and Node.js versions used. */
-export function setupNotes(runtimes: { bun: string; node: string }): string[] {
+/**
+ * Markdown bullets; `runtimes` names the Bun and Node.js versions used, `attempts` the runs a
+ * disturbed workload got in all.
+ */
+export function setupNotes(runtimes: { bun: string; node: string }, attempts: number): string[] {
   return [
     "**Workloads** (documents fixed, values in variables, `%n` a per-request counter): W1 Jobs where JobStatus is `Dispatched` and Duration > 30, first 20 in key order, fields Name, Duration, JobStatus, Start, Description. W2 the first 20 Jobs with Name, Region's Name and each allocation's Resource Name (up to 20 allocations; the 20 Jobs have 30). W3 inserts one Job (Duration, JobStatus, Region, Description). W4 upserts 10 Accounts by ExternalId (a unique field); the keys are new on every request, so each upsert takes its insert branch in every system.",
     "",
@@ -24,6 +27,6 @@ export function setupNotes(runtimes: { bun: string; node: string }): string[] {
     "",
     "**Memory**: resident set size of the server process, sampled after each workload (the maximum is shown); beside it, Redis' RSS for ours on SQLite (our records live in SQLite inside the API process, so its RSS includes the page cache it uses), Redis' RSS plus the PostgreSQL processes' PSS for ours on PostgreSQL and the proportional set size of all PostgreSQL processes for the peers (shared buffers counted once).",
     "",
-    "**Not the same by construction**: our answers to W2 list allocations directly (`JobAllocations { … }`), the peers' as connections (`edges { node { … } }`); ours orders by UID (time-ordered, so the first 20 are the dataset's first 20), PostGraphile by primary key, Parse by objectId ascending (given explicitly). The machine is shared with other work: the run waits (up to 2 min) for the CPUs to be quiet before starting, measures a workload again (up to 3 times in all, keeping the least disturbed) when other processes used more than 10% of the CPUs during it, and the \"other work\" column shows what still ran beside each figure kept; on a quiet machine figures varied by about ±20% from run to run while this bench was written.",
+    `**Not the same by construction**: our answers to W2 list allocations directly (\`JobAllocations { … }\`), the peers' as connections (\`edges { node { … } }\`); ours orders by UID (time-ordered, so the first 20 are the dataset's first 20), PostGraphile by primary key, Parse by objectId ascending (given explicitly). The machine is shared with other work: the run waits (up to 2 min) for the CPUs to be quiet before starting, ${attempts > 1 ? `measures a workload again (up to ${attempts} times in all, keeping the least disturbed) when other processes used more than 10% of the CPUs during it` : "measures each workload once, disturbed or not (attempts set to 1)"}, and the "other work" column shows what still ran beside each figure kept; on a quiet machine figures varied by about ±20% from run to run while this bench was written.`,
   ];
 }
