@@ -1,11 +1,13 @@
 /**
- * Side by side with the systems users would pick instead (issue 10): ours,
- * PostGraphile v5 and Parse Server, on the same machine, the same dataset, in
- * the same run, with the same four GraphQL workloads under wrk, plus the bare
- * Bun.serve baseline. Installs what is missing (wrk, PostgreSQL via apt; the
+ * Side by side with the systems users would pick instead (issue 10): ours (on
+ * SQLite, then on PostgreSQL), PostGraphile v5 and Parse Server, on the same
+ * machine, the same dataset, in the same run, with the same four GraphQL
+ * workloads under wrk, plus the bare Bun.serve baseline. Installs what is missing (wrk, PostgreSQL via apt; the
  * peers via npm into bench/.peers), runs one system at a time pinned to core 0
  * with wrk on core 1, stops everything it started (also on Ctrl-C).
- * Run: bun bench/compare.ts [seconds]  → bench/results/compare.md
+ * Run: bun bench/compare.ts [seconds] [attempts] [--without-parse]  → bench/results/compare.md
+ *   attempts: runs of a disturbed workload in all (default 3; 1 on a machine that stays busy,
+ *   where every run is disturbed and retrying only makes the run longer).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
@@ -28,7 +30,10 @@ import type { SystemUnderTest } from "./compare/system.ts";
 import { ensureWrk } from "./run-wrk.ts";
 import { machine, startBareServer } from "./support.ts";
 
-const SECONDS = Number(process.argv[2] ?? 10);
+const WITHOUT_PARSE = process.argv.includes("--without-parse");
+const positional = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+const SECONDS = Number(positional[0] ?? 10);
+const ATTEMPTS = Number(positional[1] ?? 3);
 const SERVER_CORE = 0;
 const LOAD_CORE = 1;
 const WORK_DIR = new URL("./.work/compare/", import.meta.url).pathname;
@@ -37,6 +42,7 @@ const options: MeasureOptions = {
   warmupSeconds: Math.min(3, SECONDS),
   connections: 32,
   loadCore: LOAD_CORE,
+  attempts: ATTEMPTS,
 };
 
 /** The 1, 5 and 15 minute load averages: other work on the machine shows here. */
@@ -81,17 +87,18 @@ async function main(): Promise<void> {
   );
   await stopBare();
 
-  const systems = [await measured(startOurs(SERVER_CORE))];
+  const systems = [await measured(startOurs(SERVER_CORE, { engine: "sqlite" }))];
   const postgres = await startPrivatePostgres(join(WORK_DIR, "pg"), SERVER_CORE);
   const stopPostgres = deferStop("PostgreSQL", postgres.stop);
+  systems.push(await measured(startOurs(SERVER_CORE, { engine: "postgres", postgres })));
   systems.push(await measured(startPostgraphile(postgres, SERVER_CORE, WORK_DIR)));
-  systems.push(await measured(startParse(postgres, SERVER_CORE, WORK_DIR)));
+  if (!WITHOUT_PARSE) systems.push(await measured(startParse(postgres, SERVER_CORE, WORK_DIR)));
   await stopPostgres();
 
   const report = renderReport({
     machine: machine(),
     date: new Date().toISOString().slice(0, 10),
-    command: `bun bench/compare.ts ${SECONDS}`,
+    command: `bun bench/compare.ts ${process.argv.slice(2).join(" ")}`.trimEnd(),
     revision,
     seconds: SECONDS,
     warmupSeconds: options.warmupSeconds,
@@ -101,6 +108,7 @@ async function main(): Promise<void> {
     cores: cpus().length,
     totalMinutes: (performance.now() - began) / 60_000,
     runtimes: { bun: Bun.version, node: Bun.spawnSync([nodeBinary(), "--version"]).stdout.toString().trim() },
+    attempts: ATTEMPTS,
     baseline,
     systems,
   });

@@ -5,15 +5,21 @@
  * measured in the same run. Records written are counted from the change log,
  * so a mutation that answered with errors does not count. Documents are fixed and
  * values travel in variables, as clients send them.
- * Run: bun bench/mutations.ts [seconds]  → bench/results/mutations.md
+ * Run: bun bench/mutations.ts [seconds] [--engine sqlite|postgres]
+ *   → bench/results/mutations.md (SQLite) or mutations-postgres.md
  */
-import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { loadavg } from "node:os";
+import { ENGINE_LABEL, engineSetup, parseBenchArgs, startApiOn } from "./bench-engine.ts";
+import { pssMiB } from "./compare/memory.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
-import { machine, residentMiB, startApiProcess, startBareServer } from "./support.ts";
+import { machine, residentMiB, startBareServer } from "./support.ts";
 
-const SECONDS = Number(process.argv[2] ?? 10);
+const { engine, positional } = parseBenchArgs(process.argv.slice(2));
+const SECONDS = Number(positional[0] ?? 10);
+const LOAD_BEFORE = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" / ");
 const CONNECTIONS = 32;
 ensureWrk();
 
@@ -21,7 +27,7 @@ const bare = await startBareServer(0);
 const baseline = await runWrk({ url: bare.url, seconds: SECONDS, connections: CONNECTIONS, core: 1 });
 await bare.stop();
 
-const api = await startApiProcess(0);
+const api = await startApiOn(engine, 0);
 const created = await api.call("POST", "/custom/standalone/schemas", {
   name: "Item",
   fields: [
@@ -31,12 +37,6 @@ const created = await api.call("POST", "/custom/standalone/schemas", {
 });
 if (created.status !== 200) throw new Error(`creating the object answered ${created.status}`);
 
-const changeCount = () => {
-  const db = new Database(join(api.dataDir, "store.sqlite"), { readonly: true });
-  const n = db.query<{ n: number }, []>("SELECT count(*) AS n FROM change_log").get()?.n ?? 0;
-  db.close();
-  return n;
-};
 // Documents stay the same from request to request (as a client's do); values travel in variables.
 const insert = JSON.stringify({
   query:
@@ -54,7 +54,7 @@ const probe = await api.call("POST", "/graphql/graphql", JSON.parse(upserts.repl
 if (probe.body.errors) throw new Error(`the upsert mutation fails: ${JSON.stringify(probe.body.errors)}`);
 
 const url = `${api.base}/graphql/graphql`;
-let before = changeCount();
+let before = await api.changeCount();
 const inserts = await runWrk({
   url,
   seconds: SECONDS,
@@ -63,8 +63,8 @@ const inserts = await runWrk({
   token: api.token,
   core: 1,
 });
-const insertRecords = (changeCount() - before) / SECONDS;
-before = changeCount();
+const insertRecords = ((await api.changeCount()) - before) / SECONDS;
+before = await api.changeCount();
 const upsertRun = await runWrk({
   url,
   seconds: SECONDS,
@@ -73,17 +73,19 @@ const upsertRun = await runWrk({
   token: api.token,
   core: 1,
 });
-const upsertRecords = (changeCount() - before) / SECONDS;
+const upsertRecords = ((await api.changeCount()) - before) / SECONDS;
 const memory = residentMiB(api.pid);
+const storeMemory = pssMiB(api.storePids());
 await api.stop();
 
 const row = (name: string, run: WrkResult, records: number) =>
   `| ${name} | ${run.requestsPerSecond.toFixed(0)} | ${records.toFixed(0)} | ${run.p50Ms.toFixed(2)} ms | ${run.p99Ms.toFixed(2)} ms | ${((run.requestsPerSecond / baseline.requestsPerSecond) * 100).toFixed(1)}% |`;
 const lines = [
-  "# Mutation throughput",
+  `# Mutation throughput${engine === "sqlite" ? "" : ` on ${ENGINE_LABEL[engine]}`}`,
   "",
-  `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/mutations.ts ${SECONDS}\`.`,
-  `Setup: the API process (SQLite in WAL mode, change log written in each mutation's transaction) pinned to core 0; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s) pinned to core 1; loopback.`,
+  `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/mutations.ts ${SECONDS}${engine === "sqlite" ? "" : ` --engine ${engine}`}\`.`,
+  `Load average before the run (1 / 5 / 15 min): ${LOAD_BEFORE} — figures from a busy machine are lower than they would be on an idle one.`,
+  `Setup: the API process pinned to core 0, its store ${engineSetup(engine)}, the change log written in each mutation's transaction; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s) pinned to core 1; loopback.`,
   "",
   "| workload | requests/s | records/s (from the change log) | p50 | p99 | vs bare Bun.serve |",
   "|---|---|---|---|---|---|",
@@ -91,8 +93,9 @@ const lines = [
   row("single-insert mutation", inserts, insertRecords),
   row("100 aliased upserts per mutation", upsertRun, upsertRecords),
   "",
-  `Targets: ≥ 5,000 single-insert mutations/s; ≥ 20,000 records/s in 100-upsert mutations. API resident memory after the run: ${memory.toFixed(0)} MiB. Non-2xx answers: ${inserts.non2xx + upsertRun.non2xx}.`,
+  `Targets: ≥ 5,000 single-insert mutations/s; ≥ 20,000 records/s in 100-upsert mutations. API resident memory after the run: ${memory.toFixed(0)} MiB${engine === "sqlite" ? "" : `; PostgreSQL's processes (PSS): ${storeMemory.toFixed(0)} MiB`}. Non-2xx answers: ${inserts.non2xx + upsertRun.non2xx}.`,
   "",
 ];
-writeFileSync(new URL("./results/mutations.md", import.meta.url), lines.join("\n"));
+const resultsFile = engine === "sqlite" ? "mutations.md" : `mutations-${engine}.md`;
+writeFileSync(new URL(`./results/${resultsFile}`, import.meta.url), lines.join("\n"));
 console.log(lines.join("\n"));

@@ -7,19 +7,23 @@
  * At 100k Jobs the bare endpoint, Q1 and Q2 are measured in turns, ROUNDS times, and each
  * ratio is taken within its round (the machine is shared: its speed drifts between minutes);
  * the medians are reported. Data is loaded through the public GraphQL API.
- * Run: bun bench/queries.ts [seconds] [maxJobs]  → bench/results/queries.md
+ * Run: bun bench/queries.ts [seconds] [maxJobs] [--engine sqlite|postgres]
+ *   → bench/results/queries.md (SQLite) or queries-postgres.md
  */
 import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 
+import { ENGINE_LABEL, engineSetup, parseBenchArgs, startApiOn } from "./bench-engine.ts";
+import { pssMiB } from "./compare/memory.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
-import { machine, residentMiB, startApiProcess, startBareServer } from "./support.ts";
+import { machine, residentMiB, startBareServer } from "./support.ts";
 
-const SECONDS = Number(process.argv[2] ?? 10);
+const { engine, positional } = parseBenchArgs(process.argv.slice(2));
+const SECONDS = Number(positional[0] ?? 10);
 const LOAD_BEFORE = loadavg()
   .map((l) => l.toFixed(2))
   .join(" / ");
-const MAX_JOBS = Number(process.argv[3] ?? 1_000_000);
+const MAX_JOBS = Number(positional[1] ?? 1_000_000);
 const CONNECTIONS = 32;
 const ROUNDS = 3;
 const STATUSES = ["Queued", "Dispatched", "Complete", "Cancelled"];
@@ -29,7 +33,7 @@ ensureWrk();
 const bare = await startBareServer(0);
 const measureBare = () => runWrk({ url: bare.url, seconds: SECONDS, connections: CONNECTIONS, core: 1 });
 
-const api = await startApiProcess(0);
+const api = await startApiOn(engine, 0);
 const graphql = async (query: string, variables?: Record<string, unknown>) => {
   const answer = await api.call("POST", "/graphql/graphql", { query, variables });
   if (answer.body.errors) throw new Error(JSON.stringify(answer.body.errors).slice(0, 500));
@@ -119,6 +123,7 @@ for (const size of [10_000, 100_000, MAX_JOBS].filter((n, i, all) => n <= MAX_JO
   growth.push({ jobs: size, q1: medianBy(rounds.map((r) => r.q1)) });
 }
 const memory = residentMiB(api.pid);
+const storeMemory = pssMiB(api.storePids());
 await api.stop();
 await bare.stop();
 
@@ -147,11 +152,11 @@ const spread = (pick: (r: Round) => WrkResult) => {
 };
 const first = growth[0]?.q1.p50Ms ?? Number.NaN;
 const lines = [
-  "# Query throughput and scaling",
+  `# Query throughput and scaling${engine === "sqlite" ? "" : ` on ${ENGINE_LABEL[engine]}`}`,
   "",
-  `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/queries.ts ${SECONDS} ${MAX_JOBS}\`.`,
+  `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/queries.ts ${SECONDS} ${MAX_JOBS}${engine === "sqlite" ? "" : ` --engine ${engine}`}\`.`,
   `Load average before the run (1 / 5 / 15 min): ${LOAD_BEFORE} — figures from a busy machine are lower than they would be on an idle one.`,
-  `Setup: the API process (SQLite, WAL) pinned to core 0; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run) pinned to core 1; loopback; the same documents every request (parsed and validated once); default settings, so Q1 and Q2 are read whole by the store, one statement each (\`GRAPHQL_STORE_READS\`). Data loaded through GraphQL: ${loadSeconds.map((s) => `${s.toFixed(0)} s`).join(" + ")}.`,
+  `Setup: the API process pinned to core 0, its store ${engineSetup(engine)}; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s per run) pinned to core 1; loopback; the same documents every request (parsed and validated once); default settings, so Q1 and Q2 are read whole by the store, one statement each (\`GRAPHQL_STORE_READS\`). Data loaded through GraphQL: ${loadSeconds.map((s) => `${s.toFixed(0)} s`).join(" + ")}.`,
   "",
   `At 100k Jobs, ${ROUNDS} rounds, each measuring the bare endpoint, Q1 and Q2 in turn; ratios within a round:`,
   "",
@@ -170,8 +175,9 @@ const lines = [
       `| ${jobs.toLocaleString("en")} | ${q1.requestsPerSecond.toFixed(0)} | ${q1.p50Ms.toFixed(2)} ms | ${q1.p99Ms.toFixed(2)} ms | ${(q1.p50Ms / first).toFixed(2)}× |`,
   ),
   "",
-  `Target: p50 grows at most 1.5× from 10k to 1M Jobs. API resident memory at the end: ${memory.toFixed(0)} MiB.`,
+  `Target: p50 grows at most 1.5× from 10k to 1M Jobs. API resident memory at the end: ${memory.toFixed(0)} MiB${engine === "sqlite" ? "" : `; PostgreSQL's processes (PSS): ${storeMemory.toFixed(0)} MiB`}.`,
   "",
 ];
-writeFileSync(new URL("./results/queries.md", import.meta.url), lines.join("\n"));
+const resultsFile = engine === "sqlite" ? "queries.md" : `queries-${engine}.md`;
+writeFileSync(new URL(`./results/${resultsFile}`, import.meta.url), lines.join("\n"));
 console.log(lines.join("\n"));

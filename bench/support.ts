@@ -69,10 +69,11 @@ export const ms = (value: number) => `${value.toFixed(2)} ms`;
 
 /**
  * The real API as its own process (pinned to `core`), on a fresh data directory and a private Redis.
- * `extraEnv` adds to (and overrides) its environment. Returns its URL and the administrator token it
- * printed on first start.
+ * `extraEnv` adds to (and overrides) its environment; `cwd` is the checkout whose `api/main.ts` runs
+ * (this one by default; another revision's work tree for bench/against-revision.ts). Returns its URL
+ * and the administrator token it printed on first start.
  */
-export async function startApiProcess(core = 0, extraEnv: Record<string, string> = {}) {
+export async function startApiProcess(core = 0, extraEnv: Record<string, string> = {}, cwd?: string) {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-bench-"));
   const redisServer = await startPrivateRedis(join(dataDir, "redis"));
   const port = freePort();
@@ -87,6 +88,7 @@ export async function startApiProcess(core = 0, extraEnv: Record<string, string>
   };
   const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "api/main.ts"], {
     env,
+    cwd,
     stdout: "pipe",
     stderr: "inherit",
   });

@@ -16,6 +16,7 @@ export interface MeasuredRun extends WrkResult {
 
 export interface SystemMeasurement {
   name: string;
+  ours: SystemUnderTest["ours"];
   load: SystemUnderTest["load"];
   runs: Record<WorkloadName, MeasuredRun>;
   /** Leaf values in each workload's `data` (W1 100, W2 70, W3 1, W4 10 when all answer alike). */
@@ -31,6 +32,8 @@ export interface MeasureOptions {
   warmupSeconds: number;
   connections: number;
   loadCore: number;
+  /** Runs of a disturbed workload in all (the first included), the least disturbed kept. */
+  attempts: number;
 }
 
 const workloadNames = Object.keys(WORKLOADS) as WorkloadName[];
@@ -72,11 +75,10 @@ export async function measuredRun(
 
 /** A run counts as disturbed when other processes used more than this share of the CPUs meanwhile. */
 const DISTURBED_SHARE = 0.1;
-const ATTEMPTS = 3;
 
 /**
  * Warm-up then measured run of one workload; a disturbed run is retried (at most
- * ATTEMPTS in all) once the machine is quiet again, and the least disturbed one kept.
+ * `options.attempts` in all) once the machine is quiet again, and the least disturbed one kept.
  */
 async function measureWorkload(
   system: SystemUnderTest,
@@ -101,7 +103,7 @@ async function measureWorkload(
   };
   const limit = DISTURBED_SHARE * cpus().length * options.seconds;
   let best = await attempt();
-  for (let n = 2; n <= ATTEMPTS && best.otherCpuSeconds > limit; n++) {
+  for (let n = 2; n <= options.attempts && best.otherCpuSeconds > limit; n++) {
     console.log(
       `  ${system.name} ${workload}: other work used ${best.otherCpuSeconds.toFixed(1)} CPU s meanwhile; measuring again`,
     );
@@ -132,5 +134,5 @@ export async function measureSystem(
       `  ${system.name} ${workload}: ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.p50Ms.toFixed(2)} ms, p99 ${r.p99Ms.toFixed(2)} ms, errors ${r.non2xx + r.graphqlErrors}, other work ${r.otherCpuSeconds.toFixed(1)} CPU s`,
     );
   }
-  return { name: system.name, load: system.load, runs, values, ...memory };
+  return { name: system.name, ours: system.ours, load: system.load, runs, values, ...memory };
 }

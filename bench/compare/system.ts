@@ -10,6 +10,8 @@ export type WorkloadName = keyof typeof WORKLOADS;
 
 export interface SystemUnderTest {
   name: string;
+  /** Our service's store engine; absent for a peer. */
+  ours?: "sqlite" | "postgres";
   /** The GraphQL endpoint. */
   url: string;
   /** Headers every request carries (credentials, application id). */
