@@ -31,7 +31,13 @@ export const postgresDialect: SqlDialect<PostgresValue> = {
   // NULL && … is NULL: an absent multipicklist leaves the test unknown, as EQL wants.
   includesAny: (list, values) => `${list} && ARRAY[${values.join(", ")}]::text[]`,
   literals: { true: "TRUE", false: "FALSE", unknown: "NULL::boolean" },
-  orderTerm: (key, direction) => `${key} ${direction === "ASC" ? "ASC NULLS FIRST" : "DESC NULLS LAST"}`,
+  // PostgreSQL puts NULLs last ascending; EQL puts them lowest. A B-tree index (the primary key's)
+  // serves `ASC`/`DESC` but not `ASC NULLS FIRST`, so a key that is never NULL is ordered plainly:
+  // the same order, read from the index instead of a sort of the whole table.
+  orderTerm: (key, direction, neverNull) =>
+    neverNull
+      ? `${key} ${direction}`
+      : `${key} ${direction === "ASC" ? "ASC NULLS FIRST" : "DESC NULLS LAST"}`,
   statement: numberPlaceholders,
 };
 

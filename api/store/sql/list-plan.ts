@@ -67,7 +67,19 @@ export function buildPlan<V>(
 
 /** `ORDER BY` text of sort keys in the order's directions, NULLs lowest. */
 export const orderClause = <V>(dialect: SqlDialect<V>, keys: string[], order: readonly OrderTerm[]) =>
-  keys.map((key, i) => dialect.orderTerm(key, order[i]?.direction === "DESC" ? "DESC" : "ASC")).join(", ");
+  keys
+    .map((key, i) => {
+      const term = order[i];
+      return dialect.orderTerm(
+        key,
+        term?.direction === "DESC" ? "DESC" : "ASC",
+        term ? isOwnUid(term) : false,
+      );
+    })
+    .join(", ");
+
+/** The term orders by the listed record's own UID (no lookup): never NULL. */
+const isOwnUid = (term: OrderTerm) => term.operand.hops.length === 0 && term.operand.field.type === "id";
 
 /** `(k1, k2, ...) after (v1, v2, ...)` in the order's directions, NULL lowest; `values` are sort keys read back. */
 export function keysetCondition<V>(

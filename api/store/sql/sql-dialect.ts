@@ -37,8 +37,12 @@ export interface SqlDialect<V> {
   includesAny(list: string, values: readonly string[], alias: string): string;
   /** The truth literals and the unknown one. */
   readonly literals: { true: string; false: string; unknown: string };
-  /** A sort key in `direction`, NULLs lowest (first ascending, last descending). */
-  orderTerm(key: string, direction: "ASC" | "DESC"): string;
+  /**
+   * A sort key in `direction`, NULLs lowest (first ascending, last descending). `neverNull`: the key
+   * cannot be NULL (a record's own UID), so the NULL placement may be left out, which lets an engine
+   * whose indexes put NULLs elsewhere still read the order from its index.
+   */
+  orderTerm(key: string, direction: "ASC" | "DESC", neverNull?: boolean): string;
   /** The finished statement text in the driver's placeholders (`?` numbered `$1, $2, …` or left as is). */
   statement(text: string): string;
 }
