@@ -14,8 +14,8 @@ import type {
   DeliveryLogRetention,
   DeliveryLogWriter,
   DeliveryRecord,
-  SentRequest,
 } from "../delivery-log.ts";
+import { type AttemptRow, attemptOf, type DeliveryRow, deliveryOf } from "../delivery-rows.ts";
 
 const COLUMNS = `tenant_id, id, webhook_id, event_id, part, status, body, test, attempts, committed_at,
   created_at, updated_at`;
@@ -49,58 +49,6 @@ interface AgedRow {
 /** Before every delivery: no creation time is below it, and "" sorts before every id. */
 const START = { createdAt: Number.MIN_SAFE_INTEGER, id: "" };
 
-interface DeliveryRow {
-  tenant_id: string;
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  part: number;
-  status: DeliveryRecord["status"];
-  body: string;
-  test: boolean;
-  attempts: number;
-  committed_at: string;
-  created_at: string;
-  updated_at: string;
-}
-
-interface AttemptRow {
-  delivery_id: string;
-  attempt: number;
-  started_at: string;
-  duration_ms: string;
-  status_code: number | null;
-  response_body: string | null;
-  error: string | null;
-  /** SentRequest as JSON; null when none was sent or kept. */
-  request: string | null;
-}
-
-const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
-  tenantId: row.tenant_id,
-  id: row.id,
-  webhookId: row.webhook_id,
-  eventId: row.event_id,
-  part: row.part,
-  status: row.status,
-  body: row.body,
-  test: row.test,
-  attempts: row.attempts,
-  committedAt: Number(row.committed_at),
-  createdAt: Number(row.created_at),
-  updatedAt: Number(row.updated_at),
-});
-
-const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
-  attempt: row.attempt,
-  startedAt: Number(row.started_at),
-  durationMs: Number(row.duration_ms),
-  statusCode: row.status_code,
-  responseBody: row.response_body,
-  error: row.error,
-  request: row.request === null ? null : (JSON.parse(row.request) as SentRequest),
-});
-
 /** The delivery log's members of a session over `db` (the pool's, or a unit of work's transaction). */
 export function createDeliveryLogSession(
   db: Runner,
@@ -117,18 +65,18 @@ export function createDeliveryLogSession(
         where.push(`(created_at, id) < (${bind(query.before.createdAt)}, ${bind(query.before.id)})`);
       const sql = `SELECT ${COLUMNS} FROM deliveries WHERE ${where.join(" AND ")}
         ORDER BY created_at DESC, id DESC LIMIT ${bind(query.limit)}`;
-      return (await db.rows<DeliveryRow>(sql, params)).map(toDelivery);
+      return (await db.rows<DeliveryRow>(sql, params)).map(deliveryOf);
     },
     async findDelivery(tenantId, id) {
       const [row] = await db.rows<DeliveryRow>(SQL.find, [tenantId, id]);
-      return row ? toDelivery(row) : null;
+      return row ? deliveryOf(row) : null;
     },
     async listAttempts(tenantId, deliveryIds) {
       const attempts = new Map<string, DeliveryAttempt[]>();
       if (deliveryIds.length === 0) return attempts;
       for (const row of await db.rows<AttemptRow>(SQL.attempts, [tenantId, deliveryIds])) {
         const list = attempts.get(row.delivery_id) ?? [];
-        list.push(toAttempt(row));
+        list.push(attemptOf(row));
         attempts.set(row.delivery_id, list);
       }
       return attempts;

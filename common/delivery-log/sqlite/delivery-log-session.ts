@@ -15,23 +15,8 @@ import type {
   DeliveryLogRetention,
   DeliveryLogWriter,
   DeliveryRecord,
-  SentRequest,
 } from "../delivery-log.ts";
-
-interface DeliveryRow {
-  tenant_id: string;
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  part: number;
-  status: DeliveryRecord["status"];
-  body: string;
-  test: number;
-  attempts: number;
-  committed_at: number;
-  created_at: number;
-  updated_at: number;
-}
+import { type AttemptRow, attemptOf, type DeliveryRow, deliveryOf } from "../delivery-rows.ts";
 
 interface AgedDeliveryRow {
   tenant_id: string;
@@ -43,43 +28,6 @@ interface AgedDeliveryRow {
 
 /** Before every delivery in age order. */
 const START: DeliveryAge = { createdAt: Number.NEGATIVE_INFINITY, id: "" };
-
-interface AttemptRow {
-  delivery_id: string;
-  attempt: number;
-  started_at: number;
-  duration_ms: number;
-  status_code: number | null;
-  response_body: string | null;
-  error: string | null;
-  /** SentRequest as JSON; null when none was sent or kept. */
-  request: string | null;
-}
-
-const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
-  tenantId: row.tenant_id,
-  id: row.id,
-  webhookId: row.webhook_id,
-  eventId: row.event_id,
-  part: row.part,
-  status: row.status,
-  body: row.body,
-  test: row.test === 1,
-  attempts: row.attempts,
-  committedAt: row.committed_at,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-});
-
-const toAttempt = (row: AttemptRow): DeliveryAttempt => ({
-  attempt: row.attempt,
-  startedAt: row.started_at,
-  durationMs: row.duration_ms,
-  statusCode: row.status_code,
-  responseBody: row.response_body,
-  error: row.error,
-  request: row.request === null ? null : (JSON.parse(row.request) as SentRequest),
-});
 
 /** The delivery log's reads, writes and retention step over `db` (writes and retention inside a unit of work). */
 export function createDeliveryLogSession(
@@ -121,11 +69,11 @@ export function createDeliveryLogSession(
       return db
         .query<DeliveryRow, (string | number)[]>(sql)
         .all(...params, query.limit)
-        .map(toDelivery);
+        .map(deliveryOf);
     },
     findDelivery: async (tenantId, id) => {
       const row = q.findDelivery.get(tenantId, id);
-      return row ? toDelivery(row) : null;
+      return row ? deliveryOf(row) : null;
     },
     async listAttempts(tenantId, deliveryIds) {
       const attempts = new Map<string, DeliveryAttempt[]>();
@@ -133,7 +81,7 @@ export function createDeliveryLogSession(
       const marks = deliveryIds.map(() => "?").join(", ");
       const sql = `SELECT * FROM delivery_attempts WHERE tenant_id = ? AND delivery_id IN (${marks}) ORDER BY attempt`;
       for (const row of db.query<AttemptRow, string[]>(sql).all(tenantId, ...deliveryIds)) {
-        attempts.set(row.delivery_id, [...(attempts.get(row.delivery_id) ?? []), toAttempt(row)]);
+        attempts.set(row.delivery_id, [...(attempts.get(row.delivery_id) ?? []), attemptOf(row)]);
       }
       return attempts;
     },
