@@ -1,6 +1,6 @@
 /**
  * The record part of a PostgreSQL session: rows of the tables in each
- * tenant's schema, and sequences. Statements are built from the catalogue
+ * tenant's schema, and its sequences (tenant-schemas.ts). Statements are built from the catalogue
  * (identifiers quoted) with every value bound; the client prepares each text
  * once per connection.
  */
@@ -16,9 +16,6 @@ import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
 
 type RecordMethods = Pick<RecordReader, "findRecords" | "findRecordByValue" | "countReferencing"> &
   RecordWriter;
-
-const NEXT_VALUE = `INSERT INTO sequences (tenant_id, name, value) VALUES ($1, $2, 1)
-  ON CONFLICT (tenant_id, name) DO UPDATE SET value = sequences.value + 1 RETURNING value`;
 
 /** Columns `start`, `start + 1`, … of a row read as an array → record values of `fields`, in that order. */
 export function decodeColumns(
@@ -114,7 +111,9 @@ export function createRecordSession(
     async deleteRecord(tenantId, object, uid) {
       await db.run(`DELETE FROM ${await table(tenantId, object)} WHERE uid = $1`, [uid]);
     },
-    nextSequenceValue: async (tenantId, name) =>
-      Number((await db.rows<{ value: string }>(NEXT_VALUE, [tenantId, name]))[0]?.value ?? 1),
+    async nextSequenceValue(tenantId, name) {
+      const sequence = await schemas.sequenceOf(tenantId, name);
+      return Number((await db.rows<{ value: string }>("SELECT nextval($1) AS value", [sequence]))[0]?.value);
+    },
   };
 }

@@ -83,12 +83,6 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (tenant_id, id)
       );
       CREATE UNIQUE INDEX custom_fields_name ON custom_fields (tenant_id, lower(object_name), lower(name));
-      CREATE TABLE sequences (
-        tenant_id text COLLATE "C" NOT NULL,
-        name text COLLATE "C" NOT NULL,
-        value bigint NOT NULL,
-        PRIMARY KEY (tenant_id, name)
-      );
     `,
   },
   {

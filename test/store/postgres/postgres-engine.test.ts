@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import type { ObjectDef } from "../../../api/model/catalogue.ts";
 import { openPostgresStore } from "../../../api/store/postgres/postgres-store.ts";
 import type { ReadNode } from "../../../api/store/read-tree.ts";
-import type { Store } from "../../../api/store/store.ts";
+import type { Store, StoreWriter } from "../../../api/store/store.ts";
 import { openDeliveryStore } from "../../../common/delivery-log/open-delivery-store.ts";
 import { UnavailableError, ValidationError } from "../../../common/errors.ts";
 import { migrate } from "../../../common/store/postgres/migrate.ts";
@@ -88,28 +88,41 @@ describe("migrations", () => {
 });
 
 describe("units of work", () => {
-  /** Two units taking the same sequence's next value, the first holding its transaction until the second waits. */
-  async function race(store: Store, tenantId: string) {
+  /**
+   * Two units running `step` at once, the first holding its transaction until the second is under
+   * way: two writes of one row conflict (the second fails to serialize when the first commits).
+   */
+  async function race<T>(store: Store, step: (tx: StoreWriter, run: number) => Promise<T>) {
     let release!: () => void;
     const held = new Promise<void>((resolve) => {
       release = resolve;
     });
     const first = store.unitOfWork(async (tx) => {
-      const value = await tx.nextSequenceValue(tenantId, "tickets");
+      const value = await step(tx, 1);
       await held;
       return value;
     });
     await Bun.sleep(50);
-    const second = store.unitOfWork((tx) => tx.nextSequenceValue(tenantId, "tickets"));
+    const second = store.unitOfWork((tx) => step(tx, 2));
     await Bun.sleep(50);
     release();
     return Promise.allSettled([first, second]);
   }
 
-  test("a unit that fails to serialize is run again: both units commit, with values 1 and 2", async () => {
+  /** Both units write config variable `k` of one tenant, returning their run's number. */
+  async function writeOneRow(store: Store) {
+    const t = tenant(`race ${crypto.randomUUID()}`);
+    await store.unitOfWork((tx) => tx.insertTenant(t));
+    const variable = { tenantId: t.id, key: "k", configType: "plain-text" as const, description: null };
+    return race(store, async (tx, run) => {
+      await tx.putConfigVariable({ ...variable, value: `v${run}`, createdAt: run, updatedAt: run });
+      return run;
+    });
+  }
+
+  test("a unit that fails to serialize is run again: both units commit", async () => {
     const store = await open(database.url);
-    const [first, second] = await race(store, crypto.randomUUID());
-    expect([first, second]).toEqual([
+    expect(await writeOneRow(store)).toEqual([
       { status: "fulfilled", value: 1 },
       { status: "fulfilled", value: 2 },
     ]);
@@ -117,10 +130,22 @@ describe("units of work", () => {
 
   test("past the bound of runs, the unit rejects with UnavailableError, not the driver's error", async () => {
     const store = await open(database.url, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
-    const [first, second] = await race(store, crypto.randomUUID());
+    const [first, second] = await writeOneRow(store);
     expect(first).toEqual({ status: "fulfilled", value: 1 });
     expect(second.status).toBe("rejected");
     expect((second as PromiseRejectedResult).reason).toBeInstanceOf(UnavailableError);
+  });
+
+  test("units taking a sequence's numbers at once never fail to serialize (a counter row would: one run each here)", async () => {
+    const store = await open(database.url, { retry: { attempts: 1, baseDelayMs: 1, maxDelayMs: 1 } });
+    const t = tenant("sequence race");
+    await store.unitOfWork((tx) => tx.insertTenant(t));
+    // The first use makes the sequence; the race is over one that exists, as every insert but a tenant's first.
+    expect(await store.unitOfWork((tx) => tx.nextSequenceValue(t.id, "Jobs.Name"))).toBe(1);
+    expect(await race(store, (tx) => tx.nextSequenceValue(t.id, "Jobs.Name"))).toEqual([
+      { status: "fulfilled", value: 2 },
+      { status: "fulfilled", value: 3 },
+    ]);
   });
 
   test("two units creating the same table at once both succeed (the loser, run again, finds it)", async () => {
