@@ -29,16 +29,29 @@ import {
 /** The channel each commit that appended to the change log notifies (postgres-store.ts listens on it). */
 export const CHANGES_CHANNEL = "tds_change_log";
 
-const SQL = {
-  changes: `SELECT position, idx, partition, tenant_id, object_name, operation, uid, before, after,
-      mutation_id, sequence, committed_at, request_id
-    FROM change_log
-    WHERE position >= $1 AND (position, idx) > (($2::int8[])[partition + 1], ($3::int4[])[partition + 1])
-    ORDER BY position, idx LIMIT $4`,
+/** The statements (exported for the plan test: test/store/postgres/change-log-reads.test.ts). */
+export const SQL = {
+  // Each partition's entries past its position, read through the (partition, position, idx) index:
+  // the first `limit` of each, merged in ticket order. The partition is compared in the row too, so
+  // only that index serves the condition: with the primary key's, the planner (seeing most entries
+  // in one partition) filtered every passed entry row by row. One bound for all partitions (the lowest
+  // position) would rescan every entry a partition ahead has passed, on every read.
+  changes: `SELECT c.* FROM unnest($1::int8[], $2::int4[]) WITH ORDINALITY AS p(ticket, idx, n)
+    CROSS JOIN LATERAL (
+      SELECT position, idx, partition, tenant_id, object_name, operation, uid, before, after,
+        mutation_id, sequence, committed_at, request_id
+      FROM change_log
+      WHERE partition = p.n - 1 AND (partition, position, idx) > (p.n - 1, p.ticket, p.idx)
+      ORDER BY partition, position, idx LIMIT $3
+    ) c
+    ORDER BY c.position, c.idx LIMIT $3`,
   // The backlog after a cursor: the entries past each partition's position, and the oldest commit time.
-  lag: `SELECT count(*)::int8 AS changes, min(committed_at) AS oldest
-    FROM change_log
-    WHERE position >= $1 AND (position, idx) > (($2::int8[])[partition + 1], ($3::int4[])[partition + 1])`,
+  lag: `SELECT coalesce(sum(c.changes), 0)::int8 AS changes, min(c.oldest) AS oldest
+    FROM unnest($1::int8[], $2::int4[]) WITH ORDINALITY AS p(ticket, idx, n)
+    CROSS JOIN LATERAL (
+      SELECT count(*) AS changes, min(committed_at) AS oldest FROM change_log
+      WHERE partition = p.n - 1 AND (partition, position, idx) > (p.n - 1, p.ticket, p.idx)
+    ) c`,
   position: "SELECT cursor FROM feed_positions WHERE name = $1",
   setPosition: `INSERT INTO feed_positions (name, cursor, updated_at) VALUES ($1, $2, $3)
     ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
@@ -87,9 +100,7 @@ export function createChangeLogSession(
   return {
     async readChanges(after, limit) {
       const from = decodeCursor(after);
-      const low = Math.min(...from.map((p) => p.ticket));
       const rows = await db.rows<ChangeRow>(SQL.changes, [
-        low,
         from.map((p) => String(p.ticket)),
         from.map((p) => String(p.index)),
         limit,
@@ -116,7 +127,6 @@ export function createChangeLogSession(
     async changeLogLag(after) {
       const from = decodeCursor(after);
       const [row] = await db.rows<{ changes: string; oldest: string | null }>(SQL.lag, [
-        Math.min(...from.map((p) => p.ticket)),
         from.map((p) => String(p.ticket)),
         from.map((p) => String(p.index)),
       ]);

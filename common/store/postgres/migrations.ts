@@ -215,4 +215,11 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: "the change log read per partition",
+    // A reader goes on from each partition's own position (change-log-session.ts): without this
+    // index, a partition far ahead of another made every read rescan what it had passed.
+    sql: "CREATE INDEX change_log_partition_order ON change_log (partition, position, idx);",
+  },
 ];

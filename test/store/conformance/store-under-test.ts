@@ -26,11 +26,12 @@ export function useStoreUnderTest(engine: string, open: EngineFactory, called: S
   let store: Store | null = null;
   let closers: (() => Promise<void>)[] = [];
 
+  // The first opening may start the run's private PostgreSQL cluster: seconds on a busy machine.
   beforeEach(async () => {
     opened = await open();
     store = recordingStore(opened.store, called);
     closers = [];
-  });
+  }, 60_000);
   afterEach(async () => {
     for (const close of closers) await close();
     await store?.close();
