@@ -24,7 +24,7 @@ export interface IndexLayout {
   readonly serves: string;
 }
 
-/** One collection: its name, what one document is, and its indexes besides `_id`'s. */
+/** One collection: its name, what one document is (text without `|`: the doc prints it in a table), and its indexes besides `_id`'s. */
 export interface CollectionLayout {
   readonly name: string;
   /** One document's shape, as `{field: meaning}` text for readers (the doc prints it). */
@@ -152,7 +152,7 @@ export const LAYOUT: readonly CollectionLayout[] = [
   },
   {
     name: COLLECTION.counters,
-    document: '{_id: {t: tenant id, k: "catalogue" | "webhooks" | "seq:<name>"}, n}',
+    document: '{_id: {t: tenant id, k: "catalogue", "webhooks" or "seq:" + sequence name}, n}',
     indexes: [],
   },
   {
