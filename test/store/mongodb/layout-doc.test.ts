@@ -17,7 +17,10 @@ const keysText = (keys: IndexKeys) =>
 function row(collection: CollectionLayout): string {
   const indexes =
     collection.indexes
-      .map((index) => `\`${index.name}\` \`${keysText(index.keys)}\`${index.unique ? " unique" : ""}: ${index.serves}`)
+      .map(
+        (index) =>
+          `\`${index.name}\` \`${keysText(index.keys)}\`${index.unique ? " unique" : ""}: ${index.serves}`,
+      )
       .join("<br>") || "`_id` only";
   return `| \`${collection.name}\` | \`${collection.document}\` | ${indexes} |`;
 }
