@@ -11,7 +11,7 @@ import { createPostgresDeliveryStore } from "./postgres/postgres-delivery-store.
 import { createSqliteDeliveryStore } from "./sqlite/sqlite-delivery-store.ts";
 
 /** Why the dispatcher does not start on the experimental MongoDB engine, even with the opt-in. */
-export const MONGODB_DISPATCHER_REFUSAL =
+const MONGODB_DISPATCHER_REFUSAL =
   'MONGODB_URL: the experimental MongoDB engine has no delivery log yet, so the dispatcher cannot run on it (README, "Store engines")';
 
 /**

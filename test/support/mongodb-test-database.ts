@@ -8,7 +8,7 @@ import { MongoClient } from "mongodb";
 let created = 0;
 
 /** `url` with its database (the path) replaced by `database`, options kept. */
-export function withDatabase(url: string, database: string): string {
+function withDatabase(url: string, database: string): string {
   const match = /^(mongodb(?:\+srv)?:\/\/[^/?]*)(?:\/[^?]*)?(\?.*)?$/.exec(url);
   if (!match) throw new Error(`MONGODB_TEST_URL: not a mongodb:// or mongodb+srv:// URL: ${url}`);
   return `${match[1]}/${database}${match[2] ?? ""}`;

@@ -22,7 +22,7 @@ import {
 } from "../../../common/errors.ts";
 
 /** The server's error codes the engine acts on (src/mongo/base/error_codes.yml of the server). */
-export const SERVER_CODE = {
+const SERVER_CODE = {
   /** A unique index (an `_id` included) already holds the value. */
   duplicateKey: 11000,
   /** Another transaction wrote the document since this one's snapshot (labelled TransientTransactionError). */
@@ -74,7 +74,7 @@ export function isTransient(error: unknown): boolean {
 }
 
 /** The duplicate key an error reports (a single write's, or the first of a bulk write's), or null. */
-export function duplicateKeyOf(error: unknown): DuplicateKey | null {
+function duplicateKeyOf(error: unknown): DuplicateKey | null {
   if (error instanceof MongoBulkWriteError) {
     const list = [error.writeErrors].flat();
     const duplicate = list.find((writeError) => writeError?.code === SERVER_CODE.duplicateKey);
@@ -89,7 +89,7 @@ export function duplicateKeyOf(error: unknown): DuplicateKey | null {
 }
 
 /** The unique-key document a duplicate key names, when it is one of record_keys' (its `_id` is the key), else null. */
-export function recordKeyOf(duplicate: DuplicateKey): RecordKeyId | null {
+function recordKeyOf(duplicate: DuplicateKey): RecordKeyId | null {
   const id = duplicate.keyValue._id as Partial<RecordKeyId> | undefined;
   if (id === null || typeof id !== "object") return null;
   if (typeof id.t !== "string" || typeof id.o !== "string" || typeof id.f !== "string" || !("v" in id))

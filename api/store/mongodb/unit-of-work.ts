@@ -37,7 +37,7 @@ export const TRANSACTION_OPTIONS: Readonly<TransactionOptions> = {
  * that fails to serialize (api/store/postgres/unit-of-work-retry.ts). The driver pauses between
  * runs (5 ms × 1.5ⁿ, at most 500 ms, jittered), about 5 s at worst over 20 runs.
  */
-export const DEFAULT_ATTEMPTS = 20;
+const DEFAULT_ATTEMPTS = 20;
 
 export interface UnitOfWorkOptions {
   /** Runs at most (default DEFAULT_ATTEMPTS). */

@@ -102,7 +102,7 @@ export const catalogueCounterRef = (tenantId: string): DocumentRef => ({
  * Every document `write` writes that a conflicting write writes too: the documents its own
  * operation writes (a deleted record) and the guard documents it adds.
  */
-export function documentsWritten(write: GuardedWrite): DocumentRef[] {
+function documentsWritten(write: GuardedWrite): DocumentRef[] {
   switch (write.kind) {
     case "deleteRecord":
       return [

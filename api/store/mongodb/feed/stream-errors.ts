@@ -6,7 +6,7 @@
 import { MongoError, MongoErrorLabel, MongoNetworkError, MongoServerSelectionError } from "mongodb";
 
 /** The server codes the feed tells apart (src/mongo/base/error_codes.yml of the server). */
-export const STREAM_CODE = {
+const STREAM_CODE = {
   /** The cursor is gone on the server (a failover, a timeout): resumable by the spec (DRIVERS-1308). */
   cursorNotFound: 43,
   /** The snapshot a scan reads at is older than the server keeps (minSnapshotHistoryWindowInSeconds). */
