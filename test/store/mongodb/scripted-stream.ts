@@ -13,20 +13,17 @@
  */
 import { expect } from "bun:test";
 import type { ChangeEntry } from "../../../api/model/record-values.ts";
-import {
-  answerRead,
-  CLOSED,
-  type FeedAction,
-  type FeedEvent,
-  type FeedState,
-  type OutboxDocument,
-  type OutsideAction,
-  type PositionedEntry,
-  type ScanKey,
-  type ScanRequest,
-  type StreamEvent,
-  step,
-} from "../../../api/store/mongodb/feed/feed-machine.ts";
+import { answerRead, type OutsideAction } from "../../../api/store/mongodb/feed/answer-read.ts";
+import type {
+  FeedAction,
+  FeedEvent,
+  OutboxDocument,
+  PositionedEntry,
+  ScanKey,
+  ScanRequest,
+  StreamEvent,
+} from "../../../api/store/mongodb/feed/feed-events.ts";
+import { CLOSED, type FeedState, step } from "../../../api/store/mongodb/feed/feed-machine.ts";
 import type {
   ClusterTime,
   FeedPosition,

@@ -11,18 +11,9 @@ import { ObjectId } from "mongodb";
 import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
 import type { FeedCursor } from "../../../model/record-values.ts";
 import type { ChangePage } from "../../ports/change-log-port.ts";
-import {
-  answerRead,
-  CLOSED,
-  type FeedEvent,
-  type FeedState,
-  type OutboxDocument,
-  type OutsideAction,
-  type ScanKey,
-  type ScanRequest,
-  type StreamEvent,
-  step,
-} from "./feed-machine.ts";
+import { answerRead, type OutsideAction } from "./answer-read.ts";
+import type { FeedEvent, OutboxDocument, ScanKey, ScanRequest, StreamEvent } from "./feed-events.ts";
+import { CLOSED, type FeedState, step } from "./feed-machine.ts";
 import { type ClusterTime, decodePosition, encodePosition, type ResumePoint } from "./feed-position.ts";
 import {
   fromTimestamp,

@@ -24,7 +24,16 @@
  *   their commit time (a scan's, with its read time), so that a later scan
  *   knows what has been handed (docs/mongodb-layout.md, "The change feed").
  */
-import type { ChangeEntry } from "../../../model/record-values.ts";
+
+import type {
+  FeedAction,
+  FeedEvent,
+  OutboxDocument,
+  PositionedEntry,
+  ScanKey,
+  ScanRequest,
+  StreamEvent,
+} from "./feed-events.ts";
 import {
   type ClusterTime,
   compareTimes,
@@ -35,58 +44,6 @@ import {
   samePosition,
 } from "./feed-position.ts";
 import { classifyStreamError } from "./stream-errors.ts";
-
-/** An outbox document as the feed reads it: one unit of work's entries. */
-export interface OutboxDocument {
-  /** The ObjectId, as hex. */
-  id: string;
-  entries: readonly ChangeEntry[];
-  /** Its commit time once a reader stamped it (or the read time of the scan that handed it); null before. */
-  ct: ClusterTime | null;
-}
-
-/** An insert into the outbox, as the change stream shows it. */
-export interface StreamEvent {
-  /** The resume token's `_data`. */
-  token: string;
-  /** The transaction's commit time. */
-  ts: ClusterTime;
-  doc: OutboxDocument;
-}
-
-/** Where the next page of a scan goes on from (the shell's; the machine hands it back). */
-export type ScanKey = Readonly<Record<string, unknown>>;
-
-/** A scan's page to read: documents after `origin` (all when null), from `from`, at `readAt` (null: now). */
-export interface ScanRequest {
-  origin: StreamPosition | null;
-  from: ScanKey | null;
-  readAt: ClusterTime | null;
-}
-
-export interface PositionedEntry {
-  entry: ChangeEntry;
-  position: FeedPosition;
-}
-
-export type FeedAction =
-  | { type: "open"; from: ResumePoint }
-  | { type: "pull"; max: number }
-  | { type: "stamp"; docs: { id: string; ct: ClusterTime }[] }
-  | { type: "scan"; request: ScanRequest }
-  | { type: "hand"; entries: PositionedEntry[] }
-  | { type: "fail"; error: unknown }
-  | { type: "close" };
-
-export type FeedEvent =
-  | { type: "read"; after: FeedPosition | null; limit: number }
-  | { type: "opened" }
-  | { type: "received"; events: readonly StreamEvent[] }
-  | { type: "stamped" }
-  | { type: "scanned"; docs: readonly OutboxDocument[]; readAt: ClusterTime; next: ScanKey | null }
-  | { type: "failed"; error: unknown }
-  /** No read for a while (the reader lost its lease, or stopped): keep nothing. */
-  | { type: "readerGone" };
 
 /** Stream entries at or before this are dropped (`k` Infinity: everything at `ts`). */
 interface Floor {
@@ -316,37 +273,4 @@ export function step(state: FeedState, event: FeedEvent): Transition {
       if (event.type === "scanned") return scanned(state, event.docs, event.readAt, event.next);
       return event.type === "failed" ? failed(state, event.error) : at(state);
   }
-}
-
-/** The actions that reach outside the machine (the rest, hand and fail, end a read). */
-export type OutsideAction = Exclude<FeedAction, { type: "hand" } | { type: "fail" }>;
-
-/**
- * Answers one read: steps the machine from `first`, has `perform` carry out each action that
- * reaches outside (its answer, or what it threw as a `failed` event, is the next event; null for
- * none), until the machine hands entries or fails the read. `holder.state` follows every step.
- * @throws what the machine fails the read with.
- */
-export async function answerRead(
-  holder: { state: FeedState },
-  first: FeedEvent,
-  perform: (action: OutsideAction) => Promise<FeedEvent | null> | FeedEvent | null,
-): Promise<PositionedEntry[]> {
-  let event: FeedEvent | null = first;
-  while (event) {
-    const transition = step(holder.state, event);
-    holder.state = transition.state;
-    event = null;
-    for (const action of transition.actions) {
-      if (action.type === "hand") return action.entries;
-      if (action.type === "fail") throw action.error;
-      try {
-        event = await perform(action);
-      } catch (error) {
-        event = { type: "failed", error };
-      }
-      if (event) break;
-    }
-  }
-  throw new Error("the change feed's machine stopped without answering the read");
 }

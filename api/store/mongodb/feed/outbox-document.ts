@@ -6,7 +6,7 @@
  */
 import { ObjectId, Timestamp } from "mongodb";
 import type { ChangeEntry } from "../../../model/record-values.ts";
-import type { OutboxDocument } from "./feed-machine.ts";
+import type { OutboxDocument } from "./feed-events.ts";
 import type { ClusterTime } from "./feed-position.ts";
 
 /** An outbox document as stored. */
