@@ -23,13 +23,24 @@ export const sharedConfigFields = {
       .regex(/^postgres(ql)?:\/\/\S+$/, "must be a postgres:// or postgresql:// URL")
       .optional(),
   ),
-  /** MongoDB replica-set URL: selects the MongoDB store engine (not available yet; opt-in once it is). */
+  /**
+   * MongoDB replica-set URL: selects the MongoDB store engine, which is experimental: a process
+   * starts on it only with STORE_EXPERIMENTAL=mongodb.
+   */
   MONGODB_URL: z.preprocess(
     emptyAsUndefined,
     z
       .string()
       .regex(/^mongodb(\+srv)?:\/\/\S+$/, "must be a mongodb:// or mongodb+srv:// URL")
       .optional(),
+  ),
+  /**
+   * Store engines started on although untested against a real server: `mongodb` lets MONGODB_URL
+   * start the processes. Default: unset, MONGODB_URL refuses to start (README, "Store engines").
+   */
+  STORE_EXPERIMENTAL: z.preprocess(
+    emptyAsUndefined,
+    z.enum(["mongodb"], { message: "must be mongodb (the one experimental engine)" }).optional(),
   ),
   /** Redis connection URL (`redis://host:port/db`). Required; the start command provides one when unset. */
   REDIS_URL: z.preprocess(emptyAsUndefined, redisUrl),

@@ -3,12 +3,16 @@
  * format check, import-cycle check, dead-code and unused-dependency check (knip,
  * configured in knip.json), then the test suite on each store engine: all of
  * it on SQLite, then on PostgreSQL the files that open a store
- * (scripts/test-plan.ts), on a private cluster (or TEST_DATABASE_URL's server).
- * Stops at the first failing step; prints each engine's counts and ends with
- * the plain "N passed, N failed" line of both for CI.
+ * (scripts/test-plan.ts), on a private cluster (or TEST_DATABASE_URL's server),
+ * and on MongoDB the store's conformance suite when MONGODB_TEST_URL names a
+ * replica set (none can be started here: without it, the summary says the
+ * MongoDB run was skipped and why). Stops at the first failing step; prints
+ * each engine's counts and ends with the plain "N passed, N failed" line of
+ * the engines run, for CI.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { Glob } from "bun";
+import { MONGODB_SKIPPED, mongodbTestUrl } from "../test/support/mongodb-test-run.ts";
 import { planTestRuns, relativeImports } from "./test-plan.ts";
 
 const bin = (name: string) => `node_modules/.bin/${name}`;
@@ -93,9 +97,21 @@ if (onPostgres.length > 0)
     ),
   );
 
+// The experimental engine: its conformance suite, only where a replica set is reachable; said plainly otherwise.
+const onMongodb = chosen(["test/store/store-conformance.test.ts"]);
+if (onMongodb.length > 0 && mongodbTestUrl())
+  runs.push(
+    await runTests(
+      "mongodb",
+      onMongodb.map((file) => `./${file}`),
+    ),
+  );
+const mongodbSkipped = onMongodb.length > 0 && !mongodbTestUrl();
+
 console.log("");
 for (const run of runs)
   console.log(`${run.engine}: ${run.passed} pass, ${run.failed} fail (${run.seconds} s)`);
+if (mongodbSkipped) console.log(`mongodb: ${MONGODB_SKIPPED}`);
 const passed = runs.reduce((sum, run) => sum + run.passed, 0);
 const failed = runs.reduce((sum, run) => sum + run.failed, 0);
 console.log(`${passed} passed, ${failed} failed`);

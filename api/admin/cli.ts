@@ -1,6 +1,6 @@
 /**
  * The admin command-line tool (`npm run admin -- <command>`): opens the store
- * the environment chooses (DATA_DIR, DATABASE_URL, MONGODB_URL, as the API
+ * the environment chooses (DATA_DIR, DATABASE_URL, MONGODB_URL with STORE_EXPERIMENTAL, as the API
  * does), runs one command, prints its lines.
  */
 import { isAppError } from "../../common/errors.ts";
@@ -15,6 +15,7 @@ const AdminConfigSchema = ApiConfigSchema.pick({
   SECRETS_KEY: true,
   DATABASE_URL: true,
   MONGODB_URL: true,
+  STORE_EXPERIMENTAL: true,
   TOKEN_CACHE_TTL_MS: true,
   TENANT_CACHE_SIZE: true,
   CUSTOM_MAX_FIELDS_PER_OBJECT: true,

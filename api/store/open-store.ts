@@ -6,13 +6,14 @@
  */
 import { type OpenedEngine, openEngine } from "../../common/store/open-engine.ts";
 import type { StoreLocation } from "../../common/store/store-location.ts";
+import { createMongoStore } from "./mongodb/mongodb-store.ts";
 import { createPostgresStore } from "./postgres/postgres-store.ts";
 import { createSqliteStore } from "./sqlite/sqlite-store.ts";
 import type { Store } from "./store.ts";
 
 /**
  * Opens the store at `location`, its schema brought up to date.
- * @throws ConfigError for an engine that is not available yet.
+ * @throws ConfigError for a server that cannot be used (common/store/open-engine.ts).
  */
 export async function openStore(location: StoreLocation): Promise<Store> {
   return storeOn(await openEngine(location));
@@ -25,5 +26,7 @@ function storeOn(engine: OpenedEngine): Store {
       return createSqliteStore(engine);
     case "postgres":
       return createPostgresStore(engine);
+    case "mongodb":
+      return createMongoStore(engine);
   }
 }

@@ -6,19 +6,19 @@
  * (common/delivery-log/open-delivery-store.ts). The engine is chosen here and
  * nowhere else.
  */
-import { ConfigError } from "../errors.ts";
+import { type MongoEngine, openMongoEngine } from "./mongodb/mongodb-engine.ts";
 import { openPostgresEngine, type PostgresEngine } from "./postgres/postgres-engine.ts";
 import { openSqliteEngine, type SqliteEngine } from "./sqlite/sqlite-engine.ts";
 import type { StoreLocation } from "./store-location.ts";
 
-/** An opened engine, one member per engine (told apart by `engine`). MongoDB joins here after PostgreSQL. */
-export type OpenedEngine = SqliteEngine | PostgresEngine;
+/** An opened engine, one member per engine (told apart by `engine`). */
+export type OpenedEngine = SqliteEngine | PostgresEngine | MongoEngine;
 
 /**
  * Opens the engine at `location` and brings its schema up to date (the first process to open a
  * new store creates it; the others find it done).
- * @throws ConfigError for an engine that is not available yet (MongoDB), or a PostgreSQL server that
- * cannot be used (postgres/postgres-engine.ts).
+ * @throws ConfigError for a PostgreSQL or MongoDB server that cannot be used
+ * (postgres/postgres-engine.ts, mongodb/mongodb-engine.ts).
  */
 export async function openEngine(location: StoreLocation): Promise<OpenedEngine> {
   switch (location.engine) {
@@ -27,8 +27,7 @@ export async function openEngine(location: StoreLocation): Promise<OpenedEngine>
     case "postgres":
       return openPostgresEngine(location.url);
     case "mongodb":
-      throw new ConfigError([
-        "MONGODB_URL: the MongoDB engine is not available yet (it will be opt-in); unset it to use the embedded store",
-      ]);
+      // Reached only with STORE_EXPERIMENTAL=mongodb (store-location.ts refuses MONGODB_URL alone).
+      return openMongoEngine(location.url);
   }
 }

@@ -15,15 +15,19 @@ import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store
 import { ConfigError } from "../../common/errors.ts";
 import { createLogger } from "../../common/log.ts";
 import { MIGRATIONS } from "../../common/store/sqlite/migrations.ts";
-import { type StoreLocation, storeLocationOf } from "../../common/store/store-location.ts";
+import {
+  MONGODB_EXPERIMENTAL_REFUSAL,
+  type StoreLocation,
+  storeLocationOf,
+} from "../../common/store/store-location.ts";
 import { loadDispatcherConfig } from "../../dispatcher/config.ts";
 import { openDispatcher } from "../../dispatcher/open-dispatcher.ts";
+import { freePort as closedPort } from "../../scripts/private-redis.ts";
 import { createTestDatabase } from "../support/private-postgres.ts";
 import { openTestRedis } from "../support/redis.ts";
 
 const POSTGRES_URL = "postgres://tds:secret@db.example:5432/tds";
 const MONGODB_URL = "mongodb://db.example:27017/tds?replicaSet=rs0";
-const MONGODB_REFUSED = "MONGODB_URL: the MongoDB engine is not available yet (it will be opt-in)";
 
 const dirs: string[] = [];
 const freshDir = () => {
@@ -43,7 +47,7 @@ describe("the engine chosen from configuration", () => {
       { engine: "postgres", url: POSTGRES_URL },
     ],
     [
-      { DATA_DIR: "data", MONGODB_URL },
+      { DATA_DIR: "data", MONGODB_URL, STORE_EXPERIMENTAL: "mongodb" },
       { engine: "mongodb", url: MONGODB_URL },
     ],
   ] as const)("%o → %o", (settings, location) => {
@@ -54,6 +58,21 @@ describe("the engine chosen from configuration", () => {
     expect(() => storeLocationOf({ DATA_DIR: "data", DATABASE_URL: POSTGRES_URL, MONGODB_URL })).toThrow(
       "DATABASE_URL, MONGODB_URL: each chooses a store engine; set one of them, not both",
     );
+  });
+
+  test("MONGODB_URL alone is refused in one line: the engine is experimental, STORE_EXPERIMENTAL=mongodb opts in", () => {
+    const refused = (() => {
+      try {
+        return storeLocationOf({ DATA_DIR: "data", MONGODB_URL });
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).problems).toEqual([MONGODB_EXPERIMENTAL_REFUSAL]);
+    expect(MONGODB_EXPERIMENTAL_REFUSAL).toContain("experimental and untested against a real server");
+    expect(MONGODB_EXPERIMENTAL_REFUSAL).toContain("STORE_EXPERIMENTAL=mongodb");
+    expect(MONGODB_EXPERIMENTAL_REFUSAL).toContain('README, "Store engines"');
   });
 
   test("both processes read the engine URLs, and check their form", () => {
@@ -70,37 +89,53 @@ describe("the engine chosen from configuration", () => {
       expect(() => load({ ...env, DATABASE_URL: undefined, MONGODB_URL: "db.example" })).toThrow(
         "MONGODB_URL: must be a mongodb:// or mongodb+srv:// URL",
       );
+      // The opt-in names an engine, validated once with the rest.
+      expect(load({ ...env, STORE_EXPERIMENTAL: "mongodb" }).STORE_EXPERIMENTAL).toBe("mongodb");
+      expect(load({ ...env, STORE_EXPERIMENTAL: "" }).STORE_EXPERIMENTAL).toBeUndefined();
+      expect(() => load({ ...env, STORE_EXPERIMENTAL: "postgres" })).toThrow(
+        "STORE_EXPERIMENTAL: must be mongodb (the one experimental engine)",
+      );
     }
   });
 });
 
-describe("an engine not available yet is refused by every opener, with one line, creating nothing", () => {
-  const refusals = [["MONGODB_URL", MONGODB_URL, MONGODB_REFUSED]] as const;
-
-  test.each(refusals)("%s: the store and the dispatcher's port", async (name, url, message) => {
-    const location = storeLocationOf({ DATA_DIR: freshDir(), [name]: url });
-    for (const open of [openStore, openDeliveryStore]) {
-      const refused = await open(location).catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(ConfigError);
-      const { problems } = refused as ConfigError;
-      expect(problems).toHaveLength(1);
-      expect(problems[0]).toStartWith(message);
-    }
-  });
-
-  test.each(refusals)("%s: the API (and the admin tool) and the dispatcher", async (name, url, message) => {
+describe("MONGODB_URL without the opt-in is refused by every process, with one line, creating nothing", () => {
+  test("the API (and the admin tool) and the dispatcher", async () => {
     const redis = openTestRedis();
     try {
-      const env = { DATA_DIR: freshDir(), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, [name]: url };
+      const env = { DATA_DIR: freshDir(), REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, MONGODB_URL };
       const log = createLogger("silent");
       const api = openCoreServices(loadApiConfig(env));
-      await expect(api).rejects.toThrow(message);
+      await expect(api).rejects.toThrow(MONGODB_EXPERIMENTAL_REFUSAL);
       // Before, the dispatcher read neither URL and opened DATA_DIR/store.sqlite: another store than the API's.
       const dispatcher = openDispatcher(loadDispatcherConfig(env), { redis: redis.redis, log });
-      await expect(dispatcher).rejects.toThrow(message);
+      await expect(dispatcher).rejects.toThrow(MONGODB_EXPERIMENTAL_REFUSAL);
       expect(readdirSync(env.DATA_DIR)).toEqual([]);
     } finally {
       await redis.close();
+    }
+  });
+});
+
+describe("the MongoDB engine, opted in, with no server at the URL", () => {
+  // A loopback port nothing listens on, and a short server selection: the refusal comes in well under a second.
+  const unreachable = `mongodb://tds:secret@127.0.0.1:${closedPort()}/tds?serverSelectionTimeoutMS=300`;
+
+  test("the store and the dispatcher's port refuse in one line naming MONGODB_URL (password hidden), within 5 s", async () => {
+    const location = storeLocationOf({
+      DATA_DIR: freshDir(),
+      MONGODB_URL: unreachable,
+      STORE_EXPERIMENTAL: "mongodb",
+    });
+    for (const open of [openStore, openDeliveryStore]) {
+      const started = performance.now();
+      const refused = await open(location).catch((error: unknown) => error);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(refused).toBeInstanceOf(ConfigError);
+      const { problems } = refused as ConfigError;
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toStartWith("MONGODB_URL: cannot use mongodb://tds@127.0.0.1:");
+      expect(problems[0]).not.toContain("secret");
     }
   });
 });

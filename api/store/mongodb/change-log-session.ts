@@ -1,0 +1,137 @@
+/**
+ * The change-log part of a MongoDB session: the outbox a unit of work
+ * appends to (one document per unit, inserted at its end in its transaction,
+ * so it commits with the records or not at all), the feed readers' saved
+ * cursors, the lag, and retention. Reading the log is the change feed's
+ * (feed/change-stream-feed.ts): the outbox watched by a change stream.
+ */
+import type { ClientSession, Db } from "mongodb";
+import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
+import type { ChangeEntry, FeedCursor } from "../../model/record-values.ts";
+import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
+import type { RetentionWriter } from "../ports/retention-port.ts";
+import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
+import {
+  type ClusterTime,
+  compareTimes,
+  decodePosition,
+  encodePosition,
+  type FeedPosition,
+} from "./feed/feed-position.ts";
+import {
+  fromTimestamp,
+  newOutboxDocument,
+  type StoredOutboxDocument,
+  toTimestamp,
+} from "./feed/outbox-document.ts";
+
+interface SavedPosition {
+  _id: string;
+  cursor: string | null;
+  at: number;
+}
+
+/** A unit of work's part of the change log: what it appended, written at its end. */
+export interface ChangeLogUnit {
+  /** Inserts the unit's outbox document (nothing when none was appended). */
+  flush(): Promise<void>;
+}
+
+/** Where a reader stands, for retention: the time of the last document it reached, and whether it passed all of it. */
+interface PassedThrough {
+  ts: ClusterTime;
+  whole: boolean;
+}
+
+/** The earlier of two readers' places (one part-way through a document is before one past it). */
+function earlier(a: PassedThrough, b: PassedThrough): PassedThrough {
+  const order = compareTimes(a.ts, b.ts);
+  if (order !== 0) return order < 0 ? a : b;
+  return a.whole ? b : a;
+}
+
+/** The place after which every entry is unpassed: a stream position's, a scan's origin (null: nothing passed). */
+function passedThrough(position: FeedPosition | null): PassedThrough | null {
+  if (position === null) return null;
+  const stream = position.kind === "stream" ? position : position.origin;
+  return stream === null ? null : { ts: stream.ts, whole: stream.last };
+}
+
+/** The lag's pipeline: entries of the documents at or after `from` (those not stamped yet included), the first's time. */
+function lagPipeline(from: FeedPosition | null) {
+  const through = passedThrough(from);
+  const k = from?.kind === "stream" ? from.k : -1;
+  const after = through ? { ct: { $gte: toTimestamp(through.ts) } } : { ct: { $ne: null } };
+  const left = through
+    ? { $cond: [{ $eq: ["$ct", toTimestamp(through.ts)] }, { $subtract: ["$n", k + 1] }, "$n"] }
+    : "$n";
+  return [
+    { $match: { $or: [after, { ct: null }] } },
+    { $project: { left, at: 1 } },
+    { $match: { left: { $gt: 0 } } },
+    { $group: { _id: null, changes: { $sum: "$left" }, oldest: { $min: "$at" } } },
+  ];
+}
+
+/**
+ * The change log's members on `db`: inside a unit of work when `session` is given (its writes in
+ * the transaction, its entries in `unit`), else reads outside any.
+ */
+export function createChangeLogSession(
+  db: Db,
+  feed: ChangeStreamFeed,
+  session: ClientSession | null,
+  unit: ChangeEntry[] | null,
+): ChangeLogReader & ChangeLogWriter & Pick<RetentionWriter, "pruneChanges"> & ChangeLogUnit {
+  const outbox = db.collection<StoredOutboxDocument>(COLLECTION.changeLog);
+  const positions = db.collection<SavedPosition>(COLLECTION.feedPositions);
+  const inUnit = session ? { session } : {};
+
+  return {
+    readChanges: (after, limit) => feed.read(after, limit),
+    async feedPosition(name) {
+      const saved = await positions.findOne({ _id: name }, inUnit);
+      if (!saved?.cursor) return null;
+      // A cursor of another engine's (or damaged) fails here, not in the reader's next read.
+      decodePosition(saved.cursor as FeedCursor);
+      return saved.cursor as FeedCursor;
+    },
+    async changeLogLag(after) {
+      const [row] = await outbox
+        .aggregate<{ changes: number; oldest: number | null }>(lagPipeline(decodePosition(after)), inUnit)
+        .toArray();
+      return { changes: row?.changes ?? 0, oldestCommittedAt: row?.oldest ?? null };
+    },
+    async appendChanges(entries) {
+      if (unit === null) throw new Error("appendChanges runs inside a unit of work");
+      unit.push(...entries);
+    },
+    async setFeedPosition(name, position, at) {
+      const cursor = position === null ? null : encodePosition(decodePosition(position) as FeedPosition);
+      await positions.updateOne({ _id: name }, { $set: { cursor, at } }, { upsert: true, ...inUnit });
+    },
+    async pruneChanges(before, limit) {
+      const saved = await positions.find({}, inUnit).toArray();
+      const bounds = saved.map((row) => passedThrough(decodePosition(row.cursor as FeedCursor | null)));
+      if (bounds.length === 0 || bounds.some((bound) => bound === null)) return 0;
+      // The earliest reader's place: documents stamped before it (or at it, when it finished that one) are passed.
+      const low = (bounds as PassedThrough[]).reduce(earlier);
+      const passed = low.whole ? { $lte: toTimestamp(low.ts) } : { $lt: toTimestamp(low.ts) };
+      const ids = await outbox
+        .find({ ct: { ...passed, $ne: null }, at: { $lt: before } }, { ...inUnit, projection: { _id: 1 } })
+        .sort({ at: 1 })
+        .limit(limit)
+        .toArray();
+      if (ids.length === 0) return 0;
+      const { deletedCount } = await outbox.deleteMany({ _id: { $in: ids.map((row) => row._id) } }, inUnit);
+      return deletedCount;
+    },
+    async flush() {
+      if (unit === null || unit.length === 0 || session === null) return;
+      // A cluster time the transaction has seen (its snapshot's, once it has read or written): below its commit.
+      const seen = session.operationTime ?? session.clusterTime?.clusterTime;
+      const lb = seen ? fromTimestamp(seen) : { t: 0, i: 0 };
+      await outbox.insertOne(newOutboxDocument(unit, lb), { session });
+    },
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * The driver-facing shell of the change feed (feed-machine.ts decides): a
+ * read of the change log in, the machine stepped, its actions carried out on
+ * the driver (a change stream on the outbox, the stamp writes, the outbox
+ * scan at one snapshot), the entries handed out. One read at a time; a
+ * stream left unread for `idleCloseMs` is closed (its reader has lost the
+ * lease or stopped), keeping nothing.
+ */
+import type { ChangeStream, ChangeStreamDocument, Collection, Db, Document } from "mongodb";
+import { ObjectId } from "mongodb";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import type { FeedCursor } from "../../../model/record-values.ts";
+import type { ChangePage } from "../../ports/change-log-port.ts";
+import { answerRead, type OutsideAction } from "./answer-read.ts";
+import type { FeedEvent, OutboxDocument, ScanKey, ScanRequest, StreamEvent } from "./feed-events.ts";
+import { CLOSED, type FeedState, step } from "./feed-machine.ts";
+import { type ClusterTime, decodePosition, encodePosition, type ResumePoint } from "./feed-position.ts";
+import {
+  fromTimestamp,
+  outboxDocumentOf,
+  type StoredOutboxDocument,
+  toTimestamp,
+} from "./outbox-document.ts";
+
+export interface ChangeStreamFeedOptions {
+  /** How long a pull waits on the server for new events before answering with none, ms (default 50). */
+  awaitMs?: number;
+  /** A stream not read for this long is closed, ms (default 60000). */
+  idleCloseMs?: number;
+  /** Outbox documents per scan page (default 500). */
+  scanPage?: number;
+}
+
+/** The change feed over one database's outbox. */
+export interface ChangeStreamFeed {
+  /** The port's `readChanges`. @throws Error for a cursor that is not this engine's; the driver's error when the read fails. */
+  read(after: FeedCursor | null, limit: number): Promise<ChangePage>;
+  close(): Promise<void>;
+}
+
+type Outbox = Collection<StoredOutboxDocument>;
+
+/** The scan's key: which half (stamped documents, then unstamped ones) and the last document read. */
+interface Key {
+  half: "stamped" | "unstamped";
+  last: { ct: ClusterTime | null; lb: ClusterTime; id: string } | null;
+}
+
+/** The filter of a scan page (layout.ts, change_log_commit serves both halves in index order). */
+function pageFilter(request: ScanRequest, key: Key): Document {
+  const { last } = key;
+  if (key.half === "stamped") {
+    const from = request.origin ? { $gte: toTimestamp(request.origin.ts) } : { $ne: null };
+    const after = last?.ct
+      ? [
+          {
+            $or: [
+              { ct: { $gt: toTimestamp(last.ct) } },
+              { ct: toTimestamp(last.ct), lb: { $gt: toTimestamp(last.lb) } },
+              { ct: toTimestamp(last.ct), lb: toTimestamp(last.lb), _id: { $gt: new ObjectId(last.id) } },
+            ],
+          },
+        ]
+      : [];
+    return { $and: [{ ct: from }, ...after] };
+  }
+  const after = last
+    ? [
+        {
+          $or: [
+            { lb: { $gt: toTimestamp(last.lb) } },
+            { lb: toTimestamp(last.lb), _id: { $gt: new ObjectId(last.id) } },
+          ],
+        },
+      ]
+    : [];
+  return { $and: [{ ct: null }, ...after] };
+}
+
+/** The cluster time a majority has committed: the scan reads at it, so the stream can go on from it. */
+async function majorityTime(db: Db): Promise<ClusterTime> {
+  const hello = await db.admin().command({ hello: 1 });
+  const ts = hello.lastWrite?.majorityOpTime?.ts;
+  if (!ts) throw new Error("the server reports no majority-committed time (is it a replica set?)");
+  return fromTimestamp(ts);
+}
+
+/** One page of the outbox scan, read at `readAt` (a snapshot), in the change_log_commit index's order. */
+async function scanPage(db: Db, request: ScanRequest, page: number): Promise<FeedEvent> {
+  const readAt = request.readAt ?? (await majorityTime(db));
+  const key = (request.from as Key | null) ?? { half: "stamped", last: null };
+  const reply = await db.command({
+    find: COLLECTION.changeLog,
+    filter: pageFilter(request, key),
+    sort: key.half === "stamped" ? { ct: 1, lb: 1, _id: 1 } : { lb: 1, _id: 1 },
+    hint: "change_log_commit",
+    limit: page,
+    singleBatch: true,
+    readConcern: { level: "snapshot", atClusterTime: toTimestamp(readAt) },
+  });
+  const stored = (reply.cursor?.firstBatch ?? []) as StoredOutboxDocument[];
+  const docs = stored.map(outboxDocumentOf);
+  const lastStored = stored.at(-1);
+  let next: Key | null = null;
+  if (stored.length === page && lastStored)
+    next = {
+      half: key.half,
+      last: {
+        ct: lastStored.ct ? fromTimestamp(lastStored.ct) : null,
+        lb: fromTimestamp(lastStored.lb),
+        id: lastStored._id.toHexString(),
+      },
+    };
+  else if (key.half === "stamped") next = { half: "unstamped", last: null };
+  return { type: "scanned", docs, readAt, next: next as ScanKey | null };
+}
+
+/** A change-stream event as the machine reads it; an invalidate (the outbox dropped or renamed) is an error. */
+function streamEventOf(change: ChangeStreamDocument<StoredOutboxDocument>): StreamEvent | Error | null {
+  if (change.operationType === "invalidate")
+    return new Error("the change log's collection was dropped or renamed");
+  if (change.operationType !== "insert" || !change.clusterTime) return null;
+  const doc: OutboxDocument = outboxDocumentOf(change.fullDocument);
+  return {
+    token: String((change._id as { _data?: unknown })._data),
+    ts: fromTimestamp(change.clusterTime),
+    doc,
+  };
+}
+
+export function createChangeStreamFeed(db: Db, options: ChangeStreamFeedOptions = {}): ChangeStreamFeed {
+  const { awaitMs = 50, idleCloseMs = 60_000, scanPage: page = 500 } = options;
+  const outbox: Outbox = db.collection<StoredOutboxDocument>(COLLECTION.changeLog);
+  const holder: { state: FeedState } = { state: CLOSED };
+  let stream: ChangeStream<StoredOutboxDocument> | null = null;
+  let queue: Promise<unknown> = Promise.resolve();
+  let idle: ReturnType<typeof setTimeout> | null = null;
+
+  const closeStream = async () => {
+    const open = stream;
+    stream = null;
+    await open?.close().catch(() => undefined);
+  };
+
+  const open = (from: ResumePoint): FeedEvent => {
+    const position =
+      "startAfter" in from
+        ? { startAfter: { _data: from.startAfter } }
+        : { startAtOperationTime: toTimestamp(from.startAtOperationTime) };
+    // The driver opens the cursor on the first pull: a position the server refuses fails there.
+    stream = outbox.watch<StoredOutboxDocument>(
+      [{ $match: { operationType: { $in: ["insert", "invalidate"] } } }],
+      {
+        ...position,
+        maxAwaitTimeMS: awaitMs,
+      },
+    );
+    return { type: "opened" };
+  };
+
+  const pull = async (max: number): Promise<FeedEvent> => {
+    const events: StreamEvent[] = [];
+    while (events.length < max && stream) {
+      const change = await stream.tryNext();
+      if (change === null) break;
+      const event = streamEventOf(change);
+      if (event instanceof Error) throw event;
+      if (event) events.push(event);
+    }
+    return { type: "received", events };
+  };
+
+  const stamp = async (docs: { id: string; ct: ClusterTime }[]): Promise<FeedEvent> => {
+    // Only a document not stamped yet: the first stamp is the commit time every later scan orders by.
+    await outbox.bulkWrite(
+      docs.map(({ id, ct }) => ({
+        updateOne: { filter: { _id: new ObjectId(id), ct: null }, update: { $set: { ct: toTimestamp(ct) } } },
+      })),
+      { ordered: false, writeConcern: { w: "majority" } },
+    );
+    return { type: "stamped" };
+  };
+
+  /** Carries out one action that reaches outside the machine; the event it led to. */
+  const perform = async (action: OutsideAction): Promise<FeedEvent | null> => {
+    switch (action.type) {
+      case "close":
+        await closeStream();
+        return null;
+      case "open":
+        return open(action.from);
+      case "pull":
+        return pull(action.max);
+      case "stamp":
+        return stamp(action.docs);
+      case "scan":
+        return scanPage(db, action.request, page);
+    }
+  };
+
+  /** Answers a read after `after` with the entries the machine hands (their positions as cursors). */
+  const run = async (first: FeedEvent, after: FeedCursor | null): Promise<ChangePage> => {
+    const handed = await answerRead(holder, first, perform);
+    const entries = handed.map(({ entry, position }) => ({ ...entry, cursor: encodePosition(position) }));
+    return { entries, next: entries.at(-1)?.cursor ?? after };
+  };
+
+  const armIdle = () => {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(() => {
+      queue = queue.then(async () => {
+        holder.state = step(holder.state, { type: "readerGone" }).state;
+        await closeStream();
+      });
+    }, idleCloseMs);
+    idle.unref?.();
+  };
+
+  return {
+    read(after, limit) {
+      const position = decodePosition(after);
+      const result = queue.then(() => run({ type: "read", after: position, limit }, after));
+      queue = result.catch(() => undefined);
+      armIdle();
+      return result;
+    },
+    async close() {
+      if (idle) clearTimeout(idle);
+      await queue;
+      holder.state = step(holder.state, { type: "readerGone" }).state;
+      await closeStream();
+    },
+  };
+}

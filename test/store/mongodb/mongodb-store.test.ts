@@ -1,0 +1,104 @@
+/**
+ * The experimental MongoDB store (api/store/mongodb/mongodb-store.ts) where it can be held to
+ * something without a server: built on the driver's client for a loopback port nothing listens on
+ * (no MongoDB server can run on this machine; the client never connects, and no request reaches
+ * one). What needs a server is proven by the conformance suite when MONGODB_TEST_URL is set.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import { MongoClient, MongoServerError } from "mongodb";
+import { INCOMPLETE_MEMBERS } from "../../../api/store/mongodb/incomplete-members.ts";
+import { createMongoStore } from "../../../api/store/mongodb/mongodb-store.ts";
+import type { Store, StoreWriter } from "../../../api/store/store.ts";
+import { EngineIncompleteError } from "../../../common/errors.ts";
+import type { MongoEngine } from "../../../common/store/mongodb/mongodb-engine.ts";
+import { entry } from "./scripted-stream.ts";
+
+const client = new MongoClient("mongodb://127.0.0.1:9/tds", { serverSelectionTimeoutMS: 200 });
+const engine: MongoEngine = {
+  engine: "mongodb",
+  url: "mongodb://127.0.0.1:9/tds",
+  client,
+  db: client.db("tds"),
+};
+const store: Store = createMongoStore(engine, { attempts: 5 });
+afterAll(() => store.close());
+
+const writeConflict = () =>
+  new MongoServerError({
+    message: "WriteConflict (scripted)",
+    code: 112,
+    codeName: "WriteConflict",
+    errorLabels: ["TransientTransactionError"],
+  });
+
+describe("the MongoDB store without a server", () => {
+  test("a run thrown away leaves nothing behind: what it appended is not written by the run that commits", async () => {
+    let runs = 0;
+    // Runs 1 and 2 append an entry, then meet a (scripted) write conflict; run 3 appends nothing. Had
+    // the entries of the runs thrown away been kept, run 3 would write them at its end and fail
+    // reaching the (absent) server; it commits, as a transaction that sent nothing does.
+    const value = await store.unitOfWork(async (tx) => {
+      runs++;
+      if (runs < 3) {
+        await tx.appendChanges([entry(`m${runs}/0`)]);
+        throw writeConflict();
+      }
+      return "done";
+    });
+    expect(value).toBe("done");
+    expect(runs).toBe(3);
+  });
+
+  test("without the server, a unit of work that writes fails as UNAVAILABLE, not with the driver's error", async () => {
+    const refused = await store
+      .unitOfWork((tx) => tx.appendChanges([entry("m/0")]))
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: "unavailable" });
+  });
+
+  test("every member not implemented yet answers with EngineIncompleteError naming it, code unavailable", async () => {
+    const members = store as unknown as Record<string, () => Promise<unknown>>;
+    const inUnit: Record<string, unknown> = {};
+    await store.unitOfWork(async (tx: StoreWriter) => {
+      const writer = tx as unknown as Record<string, () => Promise<unknown>>;
+      for (const member of INCOMPLETE_MEMBERS)
+        inUnit[member] = await writer[member]?.().catch((e: unknown) => e);
+    });
+    for (const member of INCOMPLETE_MEMBERS) {
+      for (const refused of [await members[member]?.().catch((e: unknown) => e), inUnit[member]]) {
+        expect(refused).toBeInstanceOf(EngineIncompleteError);
+        expect(refused).toMatchObject({ code: "unavailable", engine: "MongoDB", member });
+        expect((refused as Error).message).toContain(`does not implement ${member} yet`);
+      }
+    }
+    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters.
+    const implemented = Object.keys(store).filter(
+      (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
+    );
+    expect(implemented.sort()).toEqual(
+      [
+        "appendChanges",
+        "bumpCatalogueVersion",
+        "catalogueVersion",
+        "changeLogLag",
+        "close",
+        "engine",
+        "feedPosition",
+        "nextSequenceValue",
+        "ping",
+        "pruneChanges",
+        "readChanges",
+        "refreshReads",
+        "requestArrived",
+        "setFeedPosition",
+        "unitOfWork",
+      ].sort(),
+    );
+  });
+
+  test("the health check answers false, quickly, when the server cannot be reached", async () => {
+    const started = performance.now();
+    expect(await store.ping()).toBe(false);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+});
