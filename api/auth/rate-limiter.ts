@@ -27,6 +27,9 @@ export interface BucketReading {
   retryInMs: number;
 }
 
+/** The two buckets' readings for one request (null for a bucket that is off). */
+export type BucketReadings = { token: BucketReading | null; tenant: BucketReading | null };
+
 export type RateScope = "token" | "tenant";
 
 /** One request's answer, describing one bucket: the one that refused it, else the one nearer to empty. */

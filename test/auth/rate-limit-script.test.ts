@@ -1,7 +1,7 @@
 /** The rate-limit script against the run's real Redis, step by step on a clock the table sets. */
 import { afterAll, describe, expect, test } from "bun:test";
-import type { RateLimitRules } from "../../api/auth/rate-limiter.ts";
-import { type BucketReadings, takeRequest } from "../../api/auth/redis-rate-limiter.ts";
+import type { BucketReadings, RateLimitRules } from "../../api/auth/rate-limiter.ts";
+import { takeRequest } from "../../api/auth/redis-rate-limiter.ts";
 import { openTestRedis } from "../support/redis.ts";
 
 const redis = openTestRedis();
