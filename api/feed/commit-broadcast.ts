@@ -3,6 +3,11 @@
  * and published on Redis, so the change feed's reader wakes on whichever API process holds its lease,
  * not only on the one that committed. A hint, never a carrier of changes: the reader polls all the
  * same, so a lost message costs at most one poll interval (`FEED_POLL_MS`).
+ *
+ * Published at most once per `minGapMs` (5 ms): a hint after quiet goes at once, one during a
+ * burst waits for the gap's end, so under load the reader elsewhere wakes at most that much later
+ * and Redis gets a few hundred messages a second, not one per commit (a PUBLISH per commit took
+ * 13% of the API's CPU at 1,600 single-insert mutations a second).
  */
 import type { Redis } from "ioredis";
 import type { CommitSignal } from "./commit-signal.ts";
@@ -15,14 +20,16 @@ export interface CommitBroadcastDeps {
   channel: string;
   /** Called when publishing fails (Redis away): the hint is dropped, the reader's poll remains. */
   onError?: (error: unknown) => void;
+  /** Least time between two published hints, ms (default 5). */
+  minGapMs?: number;
 }
 
 /**
  * @returns the signal, and `start()` which subscribes to the channel (resolves once subscribed).
- * Commits within one turn of the event loop are published once.
+ * Commits within one turn of the event loop are published once, and at most once per `minGapMs`.
  */
 export function createCommitBroadcast(deps: CommitBroadcastDeps): CommitSignal & { start(): Promise<void> } {
-  const { publisher, subscriber, channel, onError = () => undefined } = deps;
+  const { publisher, subscriber, channel, onError = () => undefined, minGapMs = 5 } = deps;
   // This process's own messages come back to it too: they are told by their id and skipped.
   const origin = crypto.randomUUID();
   const listeners: (() => void)[] = [];
@@ -30,6 +37,12 @@ export function createCommitBroadcast(deps: CommitBroadcastDeps): CommitSignal &
     for (const listener of listeners) listener();
   };
   let publishing = false;
+  let publishedAt = Number.NEGATIVE_INFINITY;
+  const publish = () => {
+    publishing = false;
+    publishedAt = performance.now();
+    publisher.publish(channel, origin).catch(onError);
+  };
 
   subscriber.on("message", (from: string, text: string) => {
     if (from === channel && text !== origin) tell();
@@ -40,10 +53,9 @@ export function createCommitBroadcast(deps: CommitBroadcastDeps): CommitSignal &
       tell();
       if (publishing) return;
       publishing = true;
-      queueMicrotask(() => {
-        publishing = false;
-        publisher.publish(channel, origin).catch(onError);
-      });
+      const wait = publishedAt + minGapMs - performance.now();
+      if (wait <= 0) queueMicrotask(publish);
+      else setTimeout(publish, wait);
     },
     listen: (listener) => void listeners.push(listener),
     start: async () => {

@@ -44,6 +44,28 @@ test("a commit in one process wakes another's listeners; its own at once and onc
   expect([a.woken(), b.woken()]).toEqual([11, 2]);
 });
 
+test("a steady stream of commits is published at most once per 5 ms, and the last one is always told", async () => {
+  const channel = `test-${crypto.randomUUID()}:feed:commits`;
+  const a = await processOn(channel);
+  const b = await processOn(channel);
+  const started = performance.now();
+  // 100 commits a millisecond or so apart: one message each before the gap (100 here).
+  for (let i = 0; i < 100; i++) {
+    a.signal.notify();
+    await Bun.sleep(1);
+  }
+  const elapsed = performance.now() - started;
+  await Bun.sleep(50);
+  const told = b.woken();
+  expect(a.woken()).toBe(100);
+  expect(told).toBeGreaterThanOrEqual(2);
+  // (Timers may fire a little early: a gap of 4 ms is allowed for.)
+  expect(told).toBeLessThanOrEqual(Math.ceil(elapsed / 4) + 2);
+  // A commit after the stream is told too (the trailing hint), soon.
+  a.signal.notify();
+  await eventually(() => expect(b.woken()).toBe(told + 1));
+});
+
 test("another channel (another store's processes) wakes nobody here", async () => {
   const a = await processOn(`test-${crypto.randomUUID()}:feed:commits`);
   const b = await processOn(`test-${crypto.randomUUID()}:feed:commits`);
