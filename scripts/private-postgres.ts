@@ -54,7 +54,11 @@ export interface PrivatePostgres {
 
 function run(command: string[], what: string): void {
   const proc = Bun.spawnSync(command, { stdout: "pipe", stderr: "pipe" });
-  if (proc.exitCode !== 0) throw new Error(`${what} failed: ${proc.stderr.toString().slice(0, 2000)}`);
+  if (proc.exitCode !== 0) {
+    const how = proc.signalCode ? `killed by ${proc.signalCode}` : `exit ${proc.exitCode}`;
+    const said = `${proc.stderr.toString()}${proc.stdout.toString()}`.trim().slice(-2000);
+    throw new Error(`${what} failed (${how}): ${said}`);
+  }
 }
 
 function userIds(user: string): { uid: number; gid: number } {
