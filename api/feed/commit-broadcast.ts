@@ -1,8 +1,8 @@
 /**
  * The commit signal across processes: a commit made here is told to this process's listeners at once
- * and published on Redis, so the change feed's reader wakes on whichever API process holds its lease,
- * not only on the one that committed. A hint, never a carrier of changes: the reader polls all the
- * same, so a lost message costs at most one poll interval (`FEED_POLL_MS`).
+ * and published on Redis with its partition, so the partition's reader wakes on whichever API process
+ * holds its lease, not only on the one that committed. A hint, never a carrier of changes: readers
+ * poll all the same, so a lost message costs at most one poll interval (`FEED_POLL_MS`).
  */
 import type { Redis } from "ioredis";
 import type { CommitSignal } from "./commit-signal.ts";
@@ -17,33 +17,40 @@ export interface CommitBroadcastDeps {
   onError?: (error: unknown) => void;
 }
 
+/** A message: the publishing process's id, then the partitions committed to, `<origin>:<p>,<p>,…`. */
+const MESSAGE = /^([^:]+):((?:0|[1-9][0-9]{0,4})(?:,(?:0|[1-9][0-9]{0,4}))*)$/;
+
 /**
  * @returns the signal, and `start()` which subscribes to the channel (resolves once subscribed).
- * Commits within one turn of the event loop are published once.
+ * Commits within one turn of the event loop are published once, with every partition they touched.
  */
 export function createCommitBroadcast(deps: CommitBroadcastDeps): CommitSignal & { start(): Promise<void> } {
   const { publisher, subscriber, channel, onError = () => undefined } = deps;
   // This process's own messages come back to it too: they are told by their id and skipped.
   const origin = crypto.randomUUID();
-  const listeners: (() => void)[] = [];
-  const tell = () => {
-    for (const listener of listeners) listener();
+  const listeners: ((partition: number) => void)[] = [];
+  const tell = (partition: number) => {
+    for (const listener of listeners) listener(partition);
   };
-  let publishing = false;
+  const pending = new Set<number>();
 
   subscriber.on("message", (from: string, text: string) => {
-    if (from === channel && text !== origin) tell();
+    if (from !== channel) return;
+    const match = MESSAGE.exec(text);
+    if (!match || match[1] === origin) return;
+    for (const partition of new Set((match[2] as string).split(",").map(Number))) tell(partition);
   });
 
   return {
-    notify() {
-      tell();
-      if (publishing) return;
-      publishing = true;
-      queueMicrotask(() => {
-        publishing = false;
-        publisher.publish(channel, origin).catch(onError);
-      });
+    notify(partition) {
+      tell(partition);
+      if (pending.size === 0)
+        queueMicrotask(() => {
+          const partitions = [...pending].join(",");
+          pending.clear();
+          publisher.publish(channel, `${origin}:${partitions}`).catch(onError);
+        });
+      pending.add(partition);
     },
     listen: (listener) => void listeners.push(listener),
     start: async () => {
