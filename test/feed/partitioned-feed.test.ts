@@ -47,9 +47,10 @@ const leaseHolders = async () => {
 };
 
 const insertRegion = (app: TestApp, tenant: ProvisionedTenant, name: string) =>
-  graphqlClient(app, tenant.adminToken)(
-    `mutation { schema { insertRegions(input: {Name: "${name}", Timezone: "UTC"}) } }`,
-  );
+  graphqlClient(
+    app,
+    tenant.adminToken,
+  )(`mutation { schema { insertRegions(input: {Name: "${name}", Timezone: "UTC"}) } }`);
 
 /** The jobs queued for `name`'s inserts: one per tenant's webhook, each once. */
 const jobsOf = async (name: string) =>
@@ -97,6 +98,8 @@ test("two feeds on one store share the partitions, each mutation's webhook job c
   expect(Date.now() - stoppedAt).toBeLessThan(1000);
   expect(new Set(await leaseHolders())).toEqual(new Set([a.feed.self]));
   for (const tenant of tenants) expect((await insertRegion(b, tenant, "after")).errors).toBeUndefined();
-  await eventually(async () => expect(await jobsOf("after")).toHaveLength(tenants.length), { timeoutMs: 10_000 });
+  await eventually(async () => expect(await jobsOf("after")).toHaveLength(tenants.length), {
+    timeoutMs: 10_000,
+  });
   expect(await jobsOf("spread")).toHaveLength(tenants.length);
 }, 60_000);

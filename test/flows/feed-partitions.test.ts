@@ -84,7 +84,11 @@ async function heldPerMetrics(base: string): Promise<{ held: number[]; partition
 }
 
 /** Waits until the live processes hold every partition between them, as Redis and their metrics agree. */
-async function spreadOver(live: { base: string; api: ServiceProcess }[], partitions: number, timeoutMs: number) {
+async function spreadOver(
+  live: { base: string; api: ServiceProcess }[],
+  partitions: number,
+  timeoutMs: number,
+) {
   const pids = live.map((process) => process.api.pid());
   return eventually(
     async () => {
