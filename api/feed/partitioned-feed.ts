@@ -104,7 +104,8 @@ export function createPartitionedFeed(deps: PartitionedFeedDeps) {
 
   /** Renews the leases held here; returns the partitions whose lease is (still) this process's. */
   async function renew(holders: readonly (string | null)[]): Promise<Set<number>> {
-    const mine = all.filter((p) => holders[p] === self);
+    // A lease given up since Redis was read (its reader stopped, its key deleted) is not taken back here.
+    const mine = all.filter((p) => holders[p] === self && !(stopping[p] && !leases[p]?.held()));
     const renewed = await Promise.all(mine.map(async (p) => ((await leases[p]?.hold()) ? p : null)));
     const kept = new Set(renewed.filter((p) => p !== null));
     for (const p of all) {

@@ -187,14 +187,22 @@ describe("change feed durability", () => {
   test("one lease holder at a time", async () => {
     const r = openTestRedis();
     try {
-      const a = createLease(r.redis, `${r.prefix}:lease`, 5000);
-      const b = createLease(r.redis, `${r.prefix}:lease`, 5000);
+      const a = createLease(r.redis, `${r.prefix}:lease`, 5000, "a");
+      const b = createLease(r.redis, `${r.prefix}:lease`, 5000, "b");
+      expect([a.held(), b.held()]).toEqual([false, false]);
       expect(await a.hold()).toBe(true);
       expect(await b.hold()).toBe(false);
+      expect([a.held(), b.held()]).toEqual([true, false]);
+      expect(await r.redis.get(`${r.prefix}:lease`)).toBe("a");
       expect(await a.hold()).toBe(true);
       await a.release();
+      expect(a.held()).toBe(false);
       expect(await b.hold()).toBe(true);
       expect(await a.hold()).toBe(false);
+      // A holder that lost count of its lease (a hold whose answer came late) finds it its own again.
+      const again = createLease(r.redis, `${r.prefix}:lease`, 5000, "b");
+      expect(await again.hold()).toBe(true);
+      expect(await r.redis.pttl(`${r.prefix}:lease`)).toBeGreaterThan(4000);
     } finally {
       await r.close();
     }

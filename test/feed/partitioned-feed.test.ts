@@ -103,3 +103,25 @@ test("two feeds on one store share the partitions, each mutation's webhook job c
   });
   expect(await jobsOf("spread")).toHaveLength(tenants.length);
 }, 60_000);
+
+test("a lease lost to another holder stops that partition's reading at the next round; taken again once it lapses", async () => {
+  const t = await createTestApp({ FEED_LEASE_MS: "1000", FEED_POLL_MS: "50" });
+  try {
+    const partitions = t.store.feedPartitions();
+    const all = [...Array(partitions).keys()];
+    t.feed.start();
+    await eventually(() => expect(t.feed.held()).toEqual(all));
+    // Another holder has partition 0 now (as after this process stalled past its lease): for 1.5 s.
+    await t.redis.redis.set(t.redis.keys.feedLease(0), "elsewhere:1:intruder", "PX", 1500);
+    const lostAt = Date.now();
+    await eventually(() => expect(t.feed.held()).toEqual(all.slice(1)), { timeoutMs: 2000, intervalMs: 10 });
+    // Not taken while the other holds it (its holder is not a live process, but its lease still runs).
+    expect(Date.now() - lostAt).toBeLessThan(1000);
+    expect(await t.redis.redis.get(t.redis.keys.feedLease(0))).toBe("elsewhere:1:intruder");
+    await eventually(() => expect(t.feed.held()).toEqual(all), { timeoutMs: 3000, intervalMs: 10 });
+    expect(Date.now() - lostAt).toBeGreaterThanOrEqual(1400);
+    expect(await t.redis.redis.get(t.redis.keys.feedLease(0))).toBe(t.feed.self);
+  } finally {
+    await t.close();
+  }
+}, 30_000);
