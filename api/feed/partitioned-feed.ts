@@ -97,6 +97,8 @@ export function createPartitionedFeed(deps: PartitionedFeedDeps) {
   }
 
   function startReader(p: number): void {
+    // A round that outlived the stop (Redis slow to answer) starts nothing: its leases simply lapse.
+    if (stopped) return;
     const reader = tailerOf(p);
     readers[p] = reader;
     reader.start();
