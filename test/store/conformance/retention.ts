@@ -113,15 +113,21 @@ export function describeRetention(sut: StoreUnderTest): void {
         const read = await Promise.all([...new Set([pa, pb])].map((p) => sut.store.readChanges(p, null, 10)));
         return read.flatMap((page) => page.entries.map((entry) => entry.mutationId)).sort();
       };
-      // The reader passed a's entry in a's partition only: b's partition keeps b's (where it is another).
-      const { next: pastA } = await sut.store.readChanges(pa, null, 10);
-      const aOnly = (await sut.store.readChanges(pa, null, 10)).entries.filter((e) => e.tenantId === a.id);
-      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", pa, aOnly.at(-1)?.cursor ?? pastA, 1));
+      // "main" passed a's entry in a's partition: it goes; b's partition (where it is another) keeps b's.
+      const pastA = (await sut.store.readChanges(pa, null, 10)).entries.find(
+        (e) => e.tenantId === a.id,
+      )?.cursor;
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", pa, pastA ?? null, 1));
       expect(await prune()).toBe(1);
       expect(await left()).toEqual(["b1"]);
-      // Passed in b's partition too: it goes.
+      // A second reader that has saved a position in a's partition only has passed nothing in b's.
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", pa, pastA ?? null, 1));
       const { next: pastB } = await sut.store.readChanges(pb, null, 10);
       await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", pb, pastB, 1));
+      expect(await prune()).toBe(0);
+      expect(await left()).toEqual(["b1"]);
+      // Passed there by both: it goes.
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", pb, pastB, 1));
       expect(await prune()).toBe(1);
       expect(await left()).toEqual([]);
     });
