@@ -10,6 +10,13 @@ import { emptyAsUndefined, loadConfig } from "../common/load-config.ts";
 /** The highest CUSTOM_MAX_FIELDS_PER_OBJECT accepted: with standard and system fields, well under 1600 columns. */
 export const MAX_FIELDS_PER_OBJECT_CEILING = 1000;
 
+/**
+ * The most change-log partitions (FEED_PARTITIONS): each is a Redis lease, a reader and a poll of the
+ * store every FEED_POLL_MS on whichever process holds it, so far more than the API processes buy
+ * nothing but idle queries.
+ */
+const MAX_FEED_PARTITIONS = 256;
+
 export const ApiConfigSchema = z.object({
   ...sharedConfigFields,
   /** TCP port of the HTTP API. Default 3000. */
@@ -97,6 +104,16 @@ export const ApiConfigSchema = z.object({
    * this. Default 15000.
    */
   FEED_LEASE_MS: positiveInt(15_000),
+  /**
+   * How many partitions the change log is split into (by tenant), each read by one API process at a
+   * time: fixed when the store is created (PostgreSQL: by the first API process to open it; default
+   * 16), at most 256. An existing store keeps its own, and a process given another is refused at
+   * start. The embedded SQLite store keeps one (one machine). Unset: the store's (a new one's default).
+   */
+  FEED_PARTITIONS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().positive().max(MAX_FEED_PARTITIONS).optional(),
+  ),
   /**
    * How long finished deliveries (succeeded or failed) and their attempts stay in the delivery log,
    * in days from their last change. Unfinished ones are kept. Default 30.

@@ -1,7 +1,7 @@
 /**
  * Everything the API process runs, assembled from its services and Redis:
- * the tenants' schemas, the delivery queue, the change feed (a tailer woken by
- * local commits, feeding the webhook, deferred-webhook and live consumers), the webhook event worker
+ * the tenants' schemas, the delivery queue, the change feed (a reader per partition this process
+ * holds, woken by commits, feeding the webhook, deferred-webhook and live consumers), the webhook event worker
  * (schedule ticks, deferred firings), the retention sweeper, the request-rate limiter, live subscriptions
  * and the HTTP app. main.ts listens and starts the feed, the event worker, the sweeper and the live
  * service; tests and benchmarks assemble the same thing. Every part's metrics go
@@ -19,11 +19,10 @@ import type { ApiConfig } from "./config.ts";
 import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
 import { createCommitBroadcast } from "./feed/commit-broadcast.ts";
 import { createDeferredConsumer } from "./feed/deferred-consumer.ts";
-import { createLease } from "./feed/feed-lease.ts";
 import { registerFeedMetrics } from "./feed/feed-metrics.ts";
-import { createFeedTailer } from "./feed/feed-tailer.ts";
 import { createWebhookEventHandler } from "./feed/fire-webhook-event.ts";
 import { createLiveConsumer } from "./feed/live-consumer.ts";
+import { createPartitionedFeed } from "./feed/partitioned-feed.ts";
 import { createWebhookConsumer } from "./feed/webhook-consumer.ts";
 import { createWebhookEventQueue, createWebhookEventWorker } from "./feed/webhook-events.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
@@ -32,6 +31,7 @@ import { createLiveFanout } from "./live/live-fanout.ts";
 import { createLiveService } from "./live/live-service.ts";
 import { createRetentionSweeper } from "./retention/retention-sweeper.ts";
 import type { CoreServices } from "./services.ts";
+import { partitionOfTenant } from "./store/feed-partitions.ts";
 import { firingWebhookOf } from "./webhooks/deferred-reader.ts";
 import { createWebhookCompiler } from "./webhooks/webhook-compiler.ts";
 
@@ -58,7 +58,10 @@ export function createApiRuntime(
   commits
     .start()
     .catch((error) => log.warn("commit hints from other processes not subscribed", describeError(error)));
-  const schemas = createTenantSchemas(store, config, commits.notify);
+  const partitions = store.feedPartitions();
+  const schemas = createTenantSchemas(store, config, (tenantId) =>
+    commits.notify(partitionOfTenant(tenantId, partitions)),
+  );
   const deliveryQueue = createBullDeliveryQueue(redis, keys);
   const compiler = createWebhookCompiler(
     store,
@@ -99,9 +102,11 @@ export function createApiRuntime(
       },
     }),
   });
-  const feed = createFeedTailer({
+  // One reader per partition of the change log, spread over the live API processes by Redis leases.
+  const feed = createPartitionedFeed({
     store,
-    lease: createLease(redis, keys.feedLease, config.FEED_LEASE_MS),
+    redis,
+    keys,
     // Webhooks first: a live subscriber is never told of a change before its webhooks are logged.
     // Live last: a batch handed again after a later consumer failed would publish its changes twice.
     consumers: [
@@ -112,13 +117,14 @@ export function createApiRuntime(
       }),
     ],
     log,
+    leaseMs: config.FEED_LEASE_MS,
     batchSize: config.FEED_BATCH_SIZE,
     idleMs: config.FEED_POLL_MS,
   });
   commits.listen(feed.notify);
   // Another process's commits too, where the engine hears them (PostgreSQL's NOTIFY); polling stays the net.
   const stopHearing = store.onCommitted?.(feed.notify);
-  registerFeedMetrics(metrics, () => feed.lag());
+  registerFeedMetrics(metrics, { lag: feed.lag, held: feed.held, partitions });
   const retention = createRetentionSweeper({
     store,
     log,

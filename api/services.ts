@@ -34,11 +34,15 @@ type CoreConfig = Pick<
   | "TOKEN_CACHE_TTL_MS"
   | "TENANT_CACHE_SIZE"
   | "CUSTOM_MAX_FIELDS_PER_OBJECT"
+  | "FEED_PARTITIONS"
 >;
 
-/** @throws ConfigError when the configuration chooses an engine that is not available. */
+/**
+ * @throws ConfigError when the configuration chooses an engine that is not available, or change-feed
+ * partitions the store cannot have (FEED_PARTITIONS).
+ */
 export async function openCoreServices(config: Readonly<CoreConfig>): Promise<CoreServices> {
-  const store = await openStore(storeLocationOf(config));
+  const store = await openStore(storeLocationOf(config), { feedPartitions: config.FEED_PARTITIONS });
   const secret = config.JWT_SECRET ?? readOrCreateSecret(join(config.DATA_DIR, "jwt-secret"));
   const auth = createAuthService({
     store,

@@ -19,9 +19,17 @@ export function redisKeys(prefix: string) {
     bullPrefix: `${prefix}:bull`,
     /** Health probe key (written and read back by health checks). */
     health: `${prefix}:health`,
-    /** Lease held by the one change-feed reader of a store. */
-    feedLease: `${prefix}:feed:lease`,
-    /** Pub/sub channel on which every API process says it committed: wakes the feed's reader wherever it runs. */
+    /**
+     * The lease of one partition of the change log, held by the API process reading it; its value
+     * names the process (`<host>:<pid>:<random>`).
+     */
+    feedLease: (partition: number) => `${prefix}:feed:lease:${partition}`,
+    /** The live API processes' heartbeats (a sorted set: process → when its heartbeat lapses). */
+    feedMembers: `${prefix}:feed:members`,
+    /**
+     * Pub/sub channel on which every API process says which partitions it committed to: wakes their
+     * readers wherever they run.
+     */
     feedCommits: `${prefix}:feed:commits`,
     /** Prefix of the per-endpoint (host:port) delivery leases shared by all dispatchers. */
     endpointLeases: `${prefix}:endpoint-leases`,

@@ -1,13 +1,13 @@
 /**
  * The commit signal across processes: a commit made here is told to this process's listeners at once
- * and published on Redis, so the change feed's reader wakes on whichever API process holds its lease,
- * not only on the one that committed. A hint, never a carrier of changes: the reader polls all the
- * same, so a lost message costs at most one poll interval (`FEED_POLL_MS`).
+ * and published on Redis with its partition, so the partition's reader wakes on whichever API process
+ * holds its lease, not only on the one that committed. A hint, never a carrier of changes: readers
+ * poll all the same, so a lost message costs at most one poll interval (`FEED_POLL_MS`).
  *
- * Published at most once per `minGapMs` (5 ms): a hint after quiet goes at once, one during a
- * burst waits for the gap's end, so under load the reader elsewhere wakes at most that much later
- * and Redis gets a few hundred messages a second, not one per commit (a PUBLISH per commit took
- * 13% of the API's CPU at 1,600 single-insert mutations a second).
+ * Published at most once per `minGapMs` (5 ms), with every partition committed to meanwhile: a hint
+ * after quiet goes at once, one during a burst waits for the gap's end, so under load a reader
+ * elsewhere wakes at most that much later and Redis gets a few hundred messages a second, not one
+ * per commit (a PUBLISH per commit took 13% of the API's CPU at 1,600 single-insert mutations a second).
  */
 import type { Redis } from "ioredis";
 import type { CommitSignal } from "./commit-signal.ts";
@@ -24,38 +24,47 @@ export interface CommitBroadcastDeps {
   minGapMs?: number;
 }
 
+/** A message: the publishing process's id, then the partitions committed to, `<origin>:<p>,<p>,…`. */
+const MESSAGE = /^([^:]+):((?:0|[1-9][0-9]{0,4})(?:,(?:0|[1-9][0-9]{0,4}))*)$/;
+
 /**
  * @returns the signal, and `start()` which subscribes to the channel (resolves once subscribed).
- * Commits within one turn of the event loop are published once, and at most once per `minGapMs`.
+ * Commits within one turn of the event loop are published once, with every partition they touched,
+ * and at most once per `minGapMs`.
  */
 export function createCommitBroadcast(deps: CommitBroadcastDeps): CommitSignal & { start(): Promise<void> } {
   const { publisher, subscriber, channel, onError = () => undefined, minGapMs = 5 } = deps;
   // This process's own messages come back to it too: they are told by their id and skipped.
   const origin = crypto.randomUUID();
-  const listeners: (() => void)[] = [];
-  const tell = () => {
-    for (const listener of listeners) listener();
+  const listeners: ((partition: number) => void)[] = [];
+  const tell = (partition: number) => {
+    for (const listener of listeners) listener(partition);
   };
-  let publishing = false;
+  const pending = new Set<number>();
   let publishedAt = Number.NEGATIVE_INFINITY;
   const publish = () => {
-    publishing = false;
     publishedAt = performance.now();
-    publisher.publish(channel, origin).catch(onError);
+    const partitions = [...pending].join(",");
+    pending.clear();
+    publisher.publish(channel, `${origin}:${partitions}`).catch(onError);
   };
 
   subscriber.on("message", (from: string, text: string) => {
-    if (from === channel && text !== origin) tell();
+    if (from !== channel) return;
+    const match = MESSAGE.exec(text);
+    if (!match || match[1] === origin) return;
+    for (const partition of new Set((match[2] as string).split(",").map(Number))) tell(partition);
   });
 
   return {
-    notify() {
-      tell();
-      if (publishing) return;
-      publishing = true;
-      const wait = publishedAt + minGapMs - performance.now();
-      if (wait <= 0) queueMicrotask(publish);
-      else setTimeout(publish, wait);
+    notify(partition) {
+      tell(partition);
+      if (pending.size === 0) {
+        const wait = publishedAt + minGapMs - performance.now();
+        if (wait <= 0) queueMicrotask(publish);
+        else setTimeout(publish, wait);
+      }
+      pending.add(partition);
     },
     listen: (listener) => void listeners.push(listener),
     start: async () => {

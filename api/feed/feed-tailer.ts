@@ -1,16 +1,17 @@
 /**
- * The change feed's tailer: reads the change log in commit order from a
- * persisted position, whole mutations at a time, hands each batch to its
- * consumers in order, and only once every consumer has taken it moves the
- * position on — so a crash anywhere hands the batch again, never loses one.
- * One reader per store, by a Redis lease; woken at once after a local commit,
- * polls to catch the rest.
+ * The change feed's tailer of one partition of the change log: reads the
+ * partition in commit order from its persisted position, whole mutations at
+ * a time, hands each batch to its consumers in order, and only once every
+ * consumer has taken it moves the position on — so a crash anywhere hands
+ * the batch again, never loses one. It reads only while its process holds the
+ * partition's lease (partitioned-feed.ts takes and renews it); woken at once
+ * after a commit to the partition, polls to catch the rest.
  *
  * While busy, the position a batch reached is saved in the next batch's own
  * transaction when a consumer commits one (`FeedBatch.savePositionIn`: one
- * commit per batch, not two); it is saved on its own when the log runs dry, at
- * the latest after `saveEveryMs`, and at stop. A crash in between hands those
- * entries again, which consumers bear (see `FeedConsumer`).
+ * commit per batch, not two); it is saved on its own when the partition runs
+ * dry, at the latest after `saveEveryMs`, and at stop. A crash in between
+ * hands those entries again, which consumers bear (see `FeedConsumer`).
  */
 import { describeError, type Logger } from "../../common/log.ts";
 import type { FeedCursor, LoggedChange } from "../model/record-values.ts";
@@ -21,11 +22,14 @@ import type { FeedLag } from "./feed-metrics.ts";
 
 export interface FeedTailerDeps {
   store: Store;
-  lease: Lease;
+  /** The partition of the change log this tailer reads (0 ≤ partition < the store's `feedPartitions()`). */
+  partition: number;
+  /** The partition's lease: the tailer reads while it is held, and releases it at stop. */
+  lease: Pick<Lease, "held" | "release">;
   /** Handed every batch, in this order. */
   consumers: readonly FeedConsumer[];
   log: Logger;
-  /** Name of the persisted position. Default `main`. */
+  /** Name of the persisted position (one per partition). Default `main`. */
   name?: string;
   batchSize?: number;
   /** How long to sleep when idle (a local commit wakes the reader sooner). */
@@ -34,7 +38,7 @@ export interface FeedTailerDeps {
   saveEveryMs?: number;
 }
 
-/** A place in the change log: the store's cursor just past an entry (null, where allowed: the log's start). */
+/** A place in the partition: the store's cursor just past an entry (null, where allowed: the partition's start). */
 type Position = FeedCursor;
 
 /** The change log entries split into mutations, in commit order. */
@@ -51,6 +55,7 @@ function byMutation(entries: readonly LoggedChange[]): LoggedChange[][] {
 export function createFeedTailer(deps: FeedTailerDeps) {
   const {
     store,
+    partition,
     lease,
     consumers,
     log,
@@ -71,12 +76,12 @@ export function createFeedTailer(deps: FeedTailerDeps) {
 
   // The only lines that know how the store reads and keeps a position: as cursors it hands out.
   const readAfter = async (position: Position | null, limit: number) =>
-    (await store.readChanges(position, limit)).entries;
+    (await store.readChanges(partition, position, limit)).entries;
   const positionOf = (entry: LoggedChange): Position => entry.cursor;
-  const storedPosition = (): Promise<Position | null> => store.feedPosition(name);
-  const lagAfter = (position: Position | null) => store.changeLogLag(position);
+  const storedPosition = (): Promise<Position | null> => store.feedPosition(name, partition);
+  const lagAfter = (position: Position | null) => store.changeLogLag(partition, position);
   const writePosition = (tx: StoreWriter, position: Position, at: number) =>
-    tx.setFeedPosition(name, position, at);
+    tx.setFeedPosition(name, partition, position, at);
 
   /** Entries after the position, whole mutations only. */
   async function readBatch(position: Position | null): Promise<LoggedChange[]> {
@@ -153,7 +158,7 @@ export function createFeedTailer(deps: FeedTailerDeps) {
     while (!stopped) {
       woken = false;
       try {
-        if (!(await lease.hold())) {
+        if (!lease.held()) {
           // Another reader may go on from the saved position: what was reached here is theirs to redo.
           unsaved = null;
           await rest(idleMs * 4);
@@ -166,6 +171,7 @@ export function createFeedTailer(deps: FeedTailerDeps) {
       } catch (error) {
         failures++;
         log.warn("change feed could not advance; retrying", {
+          partition,
           failures,
           ...(consuming === null ? {} : { consumer: consuming }),
           ...describeError(error),
@@ -179,7 +185,7 @@ export function createFeedTailer(deps: FeedTailerDeps) {
     start(): void {
       running ??= loop();
     },
-    /** A commit happened here: read now rather than at the next poll. */
+    /** A commit to the partition happened: read now rather than at the next poll. */
     notify(): void {
       woken = true;
       wake?.();
@@ -201,11 +207,14 @@ export function createFeedTailer(deps: FeedTailerDeps) {
       wake?.();
       if (!running) return;
       await running;
-      await savePosition().catch((error) =>
-        log.warn("change feed position not saved at stop; the next reader redoes the last batches", {
-          ...describeError(error),
-        }),
-      );
+      // A lease lost meanwhile: the partition's next reader goes on from the saved position, ours is stale.
+      if (lease.held())
+        await savePosition().catch((error) =>
+          log.warn("change feed position not saved at stop; the next reader redoes the last batches", {
+            partition,
+            ...describeError(error),
+          }),
+        );
       // Redis may be away at shutdown: the lease then simply expires.
       await Promise.race([lease.release().catch(() => undefined), Bun.sleep(1000)]);
     },

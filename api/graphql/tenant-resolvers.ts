@@ -10,7 +10,7 @@ export function tenantResolvers(
   store: Store,
   catalogue: Catalogue,
   limits: QueryLimits,
-  onCommitted: () => void,
+  onCommitted: (tenantId: string) => void,
 ): SchemaResolvers {
   const queries = createQueryResolvers(store, catalogue, limits);
   return {

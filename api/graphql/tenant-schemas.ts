@@ -36,11 +36,11 @@ export function documentLimits(config: Readonly<LimitsConfig>): DocumentLimits {
   };
 }
 
-/** @param onCommitted called after every committed mutation (the change feed listens). */
+/** @param onCommitted called with the tenant after every committed mutation (the change feed listens). */
 export function createTenantSchemas(
   store: Store,
   config: Readonly<LimitsConfig & Pick<ApiConfig, "TENANT_CACHE_SIZE">>,
-  onCommitted: () => void,
+  onCommitted: (tenantId: string) => void,
 ): SchemaCache {
   const limits = documentLimits(config);
   return createSchemaCache(

@@ -105,12 +105,12 @@ export interface UnitOfWorkPort {
   /** True when the engine answers a trivial query. */
   ping(): Promise<boolean>;
   /**
-   * Calls `listener` soon after any process commits a unit of work that appended to the change log
-   * (a hint: it may come late, twice or, while the engine's connection is down, not at all, so the
-   * reader polls too). Engines that cannot hear other processes' commits leave it out (SQLite).
-   * Returns what removes the listener.
+   * Calls `listener` with the partition soon after any process commits a unit of work that appended
+   * to that partition of the change log (a hint: it may come late, twice or, while the engine's
+   * connection is down, not at all, so the partition's reader polls too). Engines that cannot hear
+   * other processes' commits leave it out (SQLite). Returns what removes the listener.
    */
-  onCommitted?(listener: () => void): () => void;
+  onCommitted?(listener: (partition: number) => void): () => void;
   /** Waits for the units of work under way, then releases the engine's connections. */
   close(): Promise<void>;
 }

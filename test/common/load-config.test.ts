@@ -47,6 +47,26 @@ describe("configuration", () => {
     expect(problems({ DELIVERY_LOG_RETENTION_DAYS: "365", CHANGE_LOG_RETENTION_HOURS: "1" })).toEqual([]);
   });
 
+  test("FEED_PARTITIONS: unset (the store's own), or a whole number from 1 to 256", () => {
+    const load = (value?: string) => loadApiConfig({ REDIS_URL: "redis://x:1", FEED_PARTITIONS: value });
+    expect(load().FEED_PARTITIONS).toBeUndefined();
+    expect(load("").FEED_PARTITIONS).toBeUndefined();
+    expect(load("1").FEED_PARTITIONS).toBe(1);
+    expect(load("256").FEED_PARTITIONS).toBe(256);
+    for (const bad of ["0", "257", "2.5", "-4", "many"]) {
+      const error = (() => {
+        try {
+          load(bad);
+          return null;
+        } catch (caught) {
+          return caught as ConfigError;
+        }
+      })();
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error?.problems.map((p) => p.split(":")[0])).toEqual(["FEED_PARTITIONS"]);
+    }
+  });
+
   test("empty values fall back to defaults", () => {
     expect(
       loadDispatcherConfig({ REDIS_URL: "redis://x:1", DISPATCH_CONCURRENCY: "" }).DISPATCH_CONCURRENCY,

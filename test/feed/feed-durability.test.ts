@@ -8,6 +8,7 @@ import { connectRedis } from "../../common/redis.ts";
 
 import { startPrivateRedis } from "../../scripts/private-redis.ts";
 import { createTestApp, type TestApp } from "../support/app.ts";
+import { partitionOf } from "../support/change-log.ts";
 import { eventually } from "../support/eventually.ts";
 import { graphqlClient } from "../support/graphql.ts";
 import { queuedJobs } from "../support/queue.ts";
@@ -26,6 +27,12 @@ async function withWebhook(t: TestApp, token: string) {
   expect(created.status).toBe(201);
   return created.body.result.id as string;
 }
+
+/** Moves every partition's saved position back to its start, as a crash before the saves would leave it. */
+const forgetPositions = (t: TestApp) =>
+  t.store.unitOfWork(async (tx) => {
+    for (let p = 0; p < tx.feedPartitions(); p++) await tx.setFeedPosition("main", p, null, Date.now());
+  });
 
 const insertRegion = (t: TestApp, token: string, name: string) =>
   graphqlClient(t, token)(`mutation { schema { insertRegions(input: {Name: "${name}", Timezone: "UTC"}) } }`);
@@ -54,7 +61,7 @@ describe("change feed durability", () => {
           .sort(),
       ).toEqual(["a", "b", "c"]);
       // A crash after enqueue but before the position was saved: the batch is read again, and nothing doubles.
-      await second.store.unitOfWork((tx) => tx.setFeedPosition("main", null, Date.now()));
+      await forgetPositions(second);
       await second.feed.processBatch();
       expect((await queuedJobs(first.redis)).length).toBe(3);
       expect(await second.feed.processBatch()).toBe(0);
@@ -91,7 +98,7 @@ describe("change feed durability", () => {
       for (const job of first)
         expect(Buffer.byteLength(JSON.stringify(job.data.body))).toBeLessThanOrEqual(150);
 
-      await t.store.unitOfWork((tx) => tx.setFeedPosition("main", null, Date.now()));
+      await forgetPositions(t);
       await t.feed.processBatch();
       const again = await queuedJobs(t.redis);
       expect(again.map((j) => [j.id, j.data.deliveryId])).toEqual(
@@ -130,12 +137,13 @@ describe("change feed durability", () => {
     first.feed.start();
     for (const name of ["a", "b", "c", "d"])
       expect((await insertRegion(first, acme.adminToken, name)).errors).toBeUndefined();
-    const { next: latest } = await first.store.readChanges(null, 100);
+    const partition = partitionOf(first.store, acme.tenant.id);
+    const { next: latest } = await first.store.readChanges(partition, null, 100);
     // Well within the feed's longest wait between saves (1 s): saved because the log ran dry.
     await eventually(
       async () => {
         first.store.refreshReads();
-        expect(await first.store.feedPosition("main")).toBe(latest);
+        expect(await first.store.feedPosition("main", partition)).toBe(latest);
       },
       { timeoutMs: 600 },
     );
@@ -179,14 +187,22 @@ describe("change feed durability", () => {
   test("one lease holder at a time", async () => {
     const r = openTestRedis();
     try {
-      const a = createLease(r.redis, `${r.prefix}:lease`, 5000);
-      const b = createLease(r.redis, `${r.prefix}:lease`, 5000);
+      const a = createLease(r.redis, `${r.prefix}:lease`, 5000, "a");
+      const b = createLease(r.redis, `${r.prefix}:lease`, 5000, "b");
+      expect([a.held(), b.held()]).toEqual([false, false]);
       expect(await a.hold()).toBe(true);
       expect(await b.hold()).toBe(false);
+      expect([a.held(), b.held()]).toEqual([true, false]);
+      expect(await r.redis.get(`${r.prefix}:lease`)).toBe("a");
       expect(await a.hold()).toBe(true);
       await a.release();
+      expect(a.held()).toBe(false);
       expect(await b.hold()).toBe(true);
       expect(await a.hold()).toBe(false);
+      // A holder that lost count of its lease (a hold whose answer came late) finds it its own again.
+      const again = createLease(r.redis, `${r.prefix}:lease`, 5000, "b");
+      expect(await again.hold()).toBe(true);
+      expect(await r.redis.pttl(`${r.prefix}:lease`)).toBeGreaterThan(4000);
     } finally {
       await r.close();
     }

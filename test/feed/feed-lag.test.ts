@@ -7,6 +7,7 @@ import { createLease } from "../../api/feed/feed-lease.ts";
 import { createFeedTailer } from "../../api/feed/feed-tailer.ts";
 import { createLogger } from "../../common/log.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { partitionOf } from "../support/change-log.ts";
 import { graphqlClient } from "../support/graphql.ts";
 
 let t: TestApp;
@@ -20,6 +21,7 @@ afterAll(() => t.close());
 test("lag: entries behind and the first one's age; none once every consumer took them", async () => {
   const tailer = createFeedTailer({
     store: t.store,
+    partition: partitionOf(t.store, acme.tenant.id),
     lease: createLease(t.redis.redis, `${t.redis.prefix}:lag-lease`, 5000),
     consumers: [{ name: "noop", consume: async () => undefined }],
     log: createLogger("silent"),

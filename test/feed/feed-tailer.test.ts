@@ -1,14 +1,16 @@
 /**
- * The tailer and its consumers: every batch to every consumer in order, whole mutations, the position moved
- * only once all took the batch. Real store and Redis; the consumers are the test's own, recording what they get.
+ * The tailer of one partition and its consumers: every batch to every consumer in order, whole mutations,
+ * the position moved only once all took the batch. Real store and Redis; the consumers are the test's own,
+ * recording what they get. The partition is acme's, where all of these tests' changes go.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { FeedBatch, FeedConsumer } from "../../api/feed/feed-consumer.ts";
-import { createLease } from "../../api/feed/feed-lease.ts";
+import { createLease, type Lease } from "../../api/feed/feed-lease.ts";
 import { createFeedTailer, type FeedTailerDeps } from "../../api/feed/feed-tailer.ts";
 import type { FeedCursor } from "../../api/model/record-values.ts";
 import { createLogger } from "../../common/log.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { partitionOf } from "../support/change-log.ts";
 import { eventually } from "../support/eventually.ts";
 import { graphqlClient } from "../support/graphql.ts";
 
@@ -18,10 +20,14 @@ const NAME = "tailer-test";
 let t: TestApp;
 let acme: ProvisionedTenant;
 let tailers: ReturnType<typeof createFeedTailer>[] = [];
+let partition = 0;
+let lease: Lease;
 
 beforeEach(async () => {
   t = await createTestApp();
   acme = await t.provision("acme");
+  partition = partitionOf(t.store, acme.tenant.id);
+  lease = createLease(t.redis.redis, `${t.redis.prefix}:tailer-lease`, 5000);
 });
 afterEach(async () => {
   await Promise.all(tailers.map((tailer) => tailer.stop()));
@@ -32,7 +38,8 @@ afterEach(async () => {
 function tailer(consumers: FeedConsumer[], options: Partial<FeedTailerDeps> = {}) {
   const created = createFeedTailer({
     store: t.store,
-    lease: createLease(t.redis.redis, `${t.redis.prefix}:tailer-lease`, 5000),
+    partition,
+    lease,
     consumers,
     log: createLogger("silent"),
     name: NAME,
@@ -70,10 +77,10 @@ async function insertRegions(...names: string[]) {
 /** Passes what provisioning logged, so a test's batches hold its own mutations only. */
 const skipProvisioning = () => tailer([]).processBatch();
 
-const lastPosition = async () => (await t.store.readChanges(null, 10_000)).next;
+const lastPosition = async () => (await t.store.readChanges(partition, null, 10_000)).next;
 const storedPosition = () => {
   t.store.refreshReads();
-  return t.store.feedPosition(NAME);
+  return t.store.feedPosition(NAME, partition);
 };
 
 describe("feed tailer", () => {
@@ -121,17 +128,18 @@ describe("feed tailer", () => {
     const start = await storedPosition();
     await insertRegions("a");
     await insertRegions("b");
-    const firstPosition = (await t.store.readChanges(start, 1)).next;
+    const firstPosition = (await t.store.readChanges(partition, start, 1)).next;
     const carried: (FeedCursor | null)[] = [];
     const seen: string[] = [];
     const committing = recording("committing", seen, (batch) =>
       t.store.unitOfWork(async (tx) => {
         await batch.savePositionIn(tx);
-        carried.push(await tx.feedPosition(NAME));
+        carried.push(await tx.feedPosition(NAME, partition));
       }),
     );
     // One mutation a batch, and no save on its own before the log runs dry.
     const feed = tailer([committing], { batchSize: 1, saveEveryMs: 60_000, idleMs: 20 });
+    expect(await lease.hold()).toBe(true);
     feed.start();
     await eventually(async () => expect(await storedPosition()).toBe(await lastPosition()));
     expect(seen).toEqual(["committing:a", "committing:b"]);

@@ -96,6 +96,7 @@ describe("after some traffic", () => {
       "rate_limited_requests_total",
       "change_feed_lag_changes",
       "change_feed_lag_seconds",
+      "change_feed_partition_held",
       "process_cpu_seconds_total",
       "process_resident_memory_bytes",
       "build_info",
@@ -110,6 +111,8 @@ describe("after some traffic", () => {
     expect(text).toContain('graphql_operations_total{type="mutation",code="none"} 1');
     expect(text).toContain('graphql_operations_total{type="unknown",code="GRAPHQL_VALIDATION_FAILED"} 1');
     expect(text).toContain('change_feed_lag_changes{partition="0"}');
+    // The only API process reads every partition.
+    expect(text).toContain('change_feed_partition_held{partition="0"} 1');
     expect(text).toMatch(/build_info\{version="[^"]+",commit="[^"]+",bun="[^"]+"\} 1/);
     expect(text).not.toContain(tenantId);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import packageJson from "../../package.json" with { type: "json" };
 import { freePort } from "../../scripts/private-redis.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { partitionOf } from "../support/change-log.ts";
 
 const METRICS_TOKEN = "metrics-token-0123456789";
 
@@ -127,13 +128,22 @@ describe("/metrics", () => {
     expect(labelsOf(text, "graphql_operation_duration_seconds_count")).toContain('{type="query"}');
   });
 
-  test("rate-limited requests and the change feed's lag", () => {
+  test("rate-limited requests, and the change feed's lag and partitions held, per partition", () => {
     const refused = samples(text).find((line) =>
       line.startsWith('rate_limited_requests_total{scope="token"}'),
     );
     expect(Number(refused?.split(" ")[1])).toBeGreaterThanOrEqual(1);
-    expect(labelsOf(text, "change_feed_lag_changes")).toEqual(['{partition="0"}']);
-    expect(labelsOf(text, "change_feed_lag_seconds")).toEqual(['{partition="0"}']);
+    const partitions = Array.from({ length: t.store.feedPartitions() }, (_, p) => `{partition="${p}"}`);
+    expect(labelsOf(text, "change_feed_lag_changes")).toEqual(partitions);
+    expect(labelsOf(text, "change_feed_lag_seconds")).toEqual(partitions);
+    expect(labelsOf(text, "change_feed_partition_held")).toEqual(partitions);
+    // The feed is not started here: no partition is held, and acme's has its mutations' entries behind.
+    const held = samples(text).filter((line) => line.startsWith("change_feed_partition_held{"));
+    expect(held.map((line) => line.split(" ")[1])).toEqual(partitions.map(() => "0"));
+    const acmeLag = samples(text).find((line) =>
+      line.startsWith(`change_feed_lag_changes{partition="${partitionOf(t.store, acme.tenant.id)}"}`),
+    );
+    expect(Number(acmeLag?.split(" ")[1])).toBeGreaterThan(0);
   });
 
   test("no tenant id, token or raw path in any sample", () => {

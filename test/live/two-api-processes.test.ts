@@ -1,9 +1,9 @@
 /**
  * Live subscriptions across two real API processes on one store and one Redis (as two replicas
  * behind a balancer): a graphql-ws client connected to process B receives the changes of
- * mutations sent to process A, through the change feed and the per-tenant pub/sub channel. A,
- * ready first, took the feed lease (B's tailer stands by while A renews it), so the change leaves A's
- * process for B's.
+ * mutations sent to process A, through the change feed and the per-tenant pub/sub channel, whichever
+ * of the two reads the tenant's partition of the change log (both read some on PostgreSQL; on SQLite,
+ * with one partition, A, ready first, reads it and the change leaves A's process for B's).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type Client, createClient } from "graphql-ws";

@@ -11,6 +11,7 @@ import {
 } from "../../api/records/record-operation.ts";
 import { writeRecords } from "../../api/records/write-records.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { partitionOf } from "../support/change-log.ts";
 import { changeLog, storedRecords } from "../support/graphql.ts";
 
 let t: TestApp;
@@ -132,8 +133,8 @@ describe("one write is one unit of work, logged in the change log", () => {
     expect(entries[2]?.after?.JobAllocationCount).toBe(1);
     expect(entries[3]?.before?.Description).toBe("Fix");
     expect(entries[3]?.after?.Description).toBe("Fix the boiler");
-    // The mutation's entries are contiguous in the whole log, in the order it made them.
-    const log = (await t.store.readChanges(null, 100_000)).entries;
+    // The mutation's entries are contiguous in the tenant's partition of the log, in the order it made them.
+    const log = (await t.store.readChanges(partitionOf(t.store, acme.tenant.id), null, 100_000)).entries;
     const at = log.findIndex((e) => e.mutationId === entries[0]?.mutationId);
     expect(log.slice(at, at + entries.length)).toEqual(entries);
     expect(entries.map((e) => e.sequence)).toEqual(entries.map((_, i) => i));

@@ -8,12 +8,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { ChangeEntry } from "../../api/model/record-values.ts";
 import { createRetentionSweeper, type RetentionRules } from "../../api/retention/retention-sweeper.ts";
-import type { DeliveryRecord, DeliveryStatus } from "../../api/store/store.ts";
+import type { DeliveryRecord, DeliveryStatus, StoreReader } from "../../api/store/store.ts";
 import type { DeliveryStore } from "../../common/delivery-log/delivery-store.ts";
 import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
 import { createLogger } from "../../common/log.ts";
 import { storeLocationOf } from "../../common/store/store-location.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
+import { partitionOf } from "../support/change-log.ts";
 import { storeSql } from "../support/store-sql.ts";
 
 const HOUR = 3_600_000;
@@ -159,13 +160,16 @@ describe("change log retention", () => {
     sequence: 0,
     committedAt: now - hoursAgo * HOUR,
   });
-  const logged = async () => (await t.store.readChanges(null, 100)).entries.map((entry) => entry.uid);
+  // Every entry here is acme's: one partition of the log.
+  const partition = () => partitionOf(t.store, acme.tenant.id);
+  const read = (reader: StoreReader = t.store) => reader.readChanges(partition(), null, 100);
+  const logged = async () => (await read()).entries.map((entry) => entry.uid);
 
   beforeAll(async () => {
     // Provisioning logged the administrator's Users record; these cases start from an empty log.
-    const { next } = await t.store.readChanges(null, 100);
+    const { next } = await read();
     await t.store.unitOfWork(async (tx) => {
-      await tx.setFeedPosition("main", next, now);
+      await tx.setFeedPosition("main", partition(), next, now);
       await tx.pruneChanges(now + DAY, 100);
     });
     expect(await logged()).toEqual([]);
@@ -174,10 +178,10 @@ describe("change log retention", () => {
   test("entries the feed passed more than the retention ago are deleted; later or unread ones stay", async () => {
     const passed = [change("old-1", 50), change("old-2", 49), change("old-3", 48), change("recent", 2)];
     await t.store.unitOfWork((tx) => tx.appendChanges(passed));
-    const { next: reached } = await t.store.readChanges(null, 100);
+    const { next: reached } = await read();
     await t.store.unitOfWork(async (tx) => {
       await tx.appendChanges([change("old-unread", 30)]);
-      await tx.setFeedPosition("main", reached, now);
+      await tx.setFeedPosition("main", partition(), reached, now);
     });
 
     const result = await sweeper(2).sweep();
@@ -189,7 +193,7 @@ describe("change log retention", () => {
   test("an old entry committed after a recent one (another process's clock) waits behind it", async () => {
     await t.store.unitOfWork(async (tx) => {
       await tx.appendChanges([change("old-skewed", 40)]);
-      await tx.setFeedPosition("main", (await tx.readChanges(null, 100)).next, now);
+      await tx.setFeedPosition("main", partition(), (await read(tx)).next, now);
     });
     expect((await sweeper(10).sweep()).changes).toBe(0);
     expect(await logged()).toEqual(["recent", "old-unread", "old-skewed"]);
@@ -197,7 +201,7 @@ describe("change log retention", () => {
 
   test("with a second feed reader behind, its unread entries stay", async () => {
     // Saved at the log's start: it has passed nothing.
-    await t.store.unitOfWork((tx) => tx.setFeedPosition("other", null, now));
+    await t.store.unitOfWork((tx) => tx.setFeedPosition("other", partition(), null, now));
     await t.store.unitOfWork((tx) => tx.appendChanges([change("old-behind", 40)]));
     const behind = await sweeper(10).sweep();
     expect(behind.changes).toBe(0);

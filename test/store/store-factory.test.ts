@@ -170,6 +170,23 @@ describe("the SQLite engine", () => {
     await apiSide.close();
   });
 
+  test("one change-feed partition: FEED_PARTITIONS 1 or unset opens it, any other is refused in one line", async () => {
+    const location = storeLocationOf({ DATA_DIR: freshDir() });
+    for (const feedPartitions of [undefined, 1]) {
+      const store = await openStore(location, { feedPartitions });
+      expect(store.feedPartitions()).toBe(1);
+      await store.close();
+    }
+    const refused = await openStore(location, { feedPartitions: 4 }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as ConfigError).problems).toEqual([
+      "FEED_PARTITIONS: the embedded SQLite store keeps one change-feed partition (one machine), not 4; unset it or set 1",
+    ]);
+  });
+
   test("processes opening a new store file at the same moment each find it migrated once", async () => {
     const dir = freshDir();
     const path = join(dir, "store.sqlite");

@@ -1,6 +1,7 @@
 /** GraphQL helpers for tests: post a document as a tenant, read a tenant's records and change log from the store. */
 import type { ObjectDef } from "../../api/model/catalogue.ts";
 import type { TestApp } from "./app.ts";
+import { partitionOf } from "./change-log.ts";
 
 export function graphqlClient(t: TestApp, token: string) {
   return async (query: string, variables?: Record<string, unknown>) => {
@@ -22,5 +23,6 @@ export async function storedRecords(t: TestApp, tenantId: string, objectName: st
 
 /** Every change-log entry of a tenant, in commit order. */
 export async function changeLog(t: TestApp, tenantId: string) {
-  return (await t.store.readChanges(null, 100_000)).entries.filter((entry) => entry.tenantId === tenantId);
+  const { entries } = await t.store.readChanges(partitionOf(t.store, tenantId), null, 100_000);
+  return entries.filter((entry) => entry.tenantId === tenantId);
 }

@@ -75,6 +75,11 @@ export interface RunningService {
    * first plus `env`), as a second replica behind a balancer would run; `stop()` ends it too.
    */
   startApi(env?: Record<string, string>): Promise<{ base: string; api: ServiceProcess }>;
+  /**
+   * Starts one more dispatcher on the same store and Redis (its own operations port, the environment
+   * of the first plus `env`), as a second machine's would run; `stop()` ends it too.
+   */
+  startDispatcher(env?: Record<string, string>): Promise<{ opsBase: string; dispatcher: ServiceProcess }>;
   /** Runs the admin tool (`bun api/admin/cli.ts ...args`) on the service's store; returns its output. */
   admin(args: string[]): Promise<string>;
   /** Stops everything this harness started and removes the data directory. Safe to call twice. */
@@ -179,15 +184,16 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     apiEnv,
     "API listening on",
   );
+  const dispatcherEnv = {
+    ...shared,
+    ...LOOPBACK_DISPATCHER_ENV,
+    DISPATCHER_PORT: String(dispatcherPort),
+    ...options.dispatcherEnv,
+  };
   const dispatcher = serviceProcess(
     "dispatcher",
     [...(options.bunFlags?.dispatcher ?? []), "dispatcher/main.ts"],
-    {
-      ...shared,
-      ...LOOPBACK_DISPATCHER_ENV,
-      DISPATCHER_PORT: String(dispatcherPort),
-      ...options.dispatcherEnv,
-    },
+    dispatcherEnv,
     "Dispatcher consuming deliveries",
   );
   const replicas: ServiceProcess[] = [];
@@ -255,6 +261,18 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       replicas.push(replica);
       await replica.start();
       return { base: `http://127.0.0.1:${replicaPort}`, api: replica };
+    },
+    async startDispatcher(env = {}) {
+      const opsPort = freePort();
+      const replica = serviceProcess(
+        `dispatcher ${replicas.length + 2}`,
+        [...(options.bunFlags?.dispatcher ?? []), "dispatcher/main.ts"],
+        { ...dispatcherEnv, ...env, DISPATCHER_PORT: String(opsPort) },
+        "Dispatcher consuming deliveries",
+      );
+      replicas.push(replica);
+      await replica.start();
+      return { opsBase: `http://127.0.0.1:${opsPort}`, dispatcher: replica };
     },
     async admin(args) {
       const proc = Bun.spawn([process.execPath, "api/admin/cli.ts", ...args], {

@@ -32,7 +32,11 @@ type Resolver = GraphQLFieldResolver<unknown, GraphQLContext>;
 type RootAnswers = Map<string, Record<string, unknown>>;
 
 /** The resolver of `Mutation.schema` for one tenant's catalogue. */
-export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitted: () => void): Resolver {
+export function mutationsResolver(
+  store: Store,
+  catalogue: Catalogue,
+  onCommitted: (tenantId: string) => void,
+): Resolver {
   const byField = new Map<string, { kind: OperationKind; object: ObjectDef }>();
   for (const object of catalogue.objects) {
     byField.set(names.insertField(object.name), { kind: "insert", object });
@@ -96,7 +100,7 @@ export function mutationsResolver(store: Store, catalogue: Catalogue, onCommitte
     };
     try {
       const results = await writeRecords(store, catalogue, mutation, operations);
-      onCommitted();
+      onCommitted(mutation.tenantId);
       operations.forEach((op, i) => {
         (answers.get(op.root) as Record<string, unknown>)[op.alias] = results[i];
       });

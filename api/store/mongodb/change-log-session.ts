@@ -77,6 +77,15 @@ function lagPipeline(from: FeedPosition | null) {
  * The change log's members on `db`: inside a unit of work when `session` is given (its writes in
  * the transaction, its entries in `unit`), else reads outside any.
  */
+/** The MongoDB engine's change log is one partition, read by one change stream. */
+const MONGODB_FEED_PARTITIONS = 1;
+
+/** @throws Error for a partition the log does not have (the port's contract). */
+function assertTheOnePartition(partition: number): void {
+  if (partition !== 0)
+    throw new Error(`the MongoDB store's change log has one partition, not partition ${partition}`);
+}
+
 export function createChangeLogSession(
   db: Db,
   feed: ChangeStreamFeed,
@@ -88,15 +97,22 @@ export function createChangeLogSession(
   const inUnit = session ? { session } : {};
 
   return {
-    readChanges: (after, limit) => feed.read(after, limit),
-    async feedPosition(name) {
+    // One partition, one change stream over the outbox; readers per partition are the next step.
+    feedPartitions: () => MONGODB_FEED_PARTITIONS,
+    readChanges: (partition, after, limit) => {
+      assertTheOnePartition(partition);
+      return feed.read(after, limit);
+    },
+    async feedPosition(name, partition) {
+      assertTheOnePartition(partition);
       const saved = await positions.findOne({ _id: name }, inUnit);
       if (!saved?.cursor) return null;
       // A cursor of another engine's (or damaged) fails here, not in the reader's next read.
       decodePosition(saved.cursor as FeedCursor);
       return saved.cursor as FeedCursor;
     },
-    async changeLogLag(after) {
+    async changeLogLag(partition, after) {
+      assertTheOnePartition(partition);
       const [row] = await outbox
         .aggregate<{ changes: number; oldest: number | null }>(lagPipeline(decodePosition(after)), inUnit)
         .toArray();
@@ -106,7 +122,8 @@ export function createChangeLogSession(
       if (unit === null) throw new Error("appendChanges runs inside a unit of work");
       unit.push(...entries);
     },
-    async setFeedPosition(name, position, at) {
+    async setFeedPosition(name, partition, position, at) {
+      assertTheOnePartition(partition);
       const cursor = position === null ? null : encodePosition(decodePosition(position) as FeedPosition);
       await positions.updateOne({ _id: name }, { $set: { cursor, at } }, { upsert: true, ...inUnit });
     },

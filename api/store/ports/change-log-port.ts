@@ -3,11 +3,17 @@
  * mutation writes its changes to, and the saved cursors of the change-feed
  * readers that consume it.
  *
- * Positions in the log are cursors (`FeedCursor`) the engine makes and only
- * the engine reads: an engine may number entries, keep a resume token, or a
- * position per partition. Nothing outside the engine parses, compares or
- * computes with a cursor; it is stored and handed back. `null` stands for the
- * log's start, before every entry.
+ * The log is kept in P partitions (`feedPartitions()`, fixed when the store
+ * is created; api/store/feed-partitions.ts): every entry of a tenant goes to
+ * partition `partitionOfTenant(tenantId, P)`, and commit order holds within a
+ * partition, not across them. Reads, lags and saved positions are each of one
+ * partition, so one reader per partition can run on any process.
+ *
+ * Positions in a partition are cursors (`FeedCursor`) the engine makes and
+ * only the engine reads: an engine may number entries, keep a resume token or
+ * anything else. Nothing outside the engine parses, compares or computes with
+ * a cursor; it is stored and handed back, to reads of the partition it came
+ * from. `null` stands for the partition's start, before every entry.
  */
 import type { ChangeEntry, FeedCursor, LoggedChange } from "../../model/record-values.ts";
 
@@ -22,25 +28,34 @@ export interface ChangePage {
 /** Reads of the change log and of the feed readers' cursors. */
 export interface ChangeLogReader {
   /**
-   * The entries committed after `after` (from the log's start when null), in commit order, at
-   * most `limit` (> 0). Commit order: once an entry has been read, no entry that commits later
-   * is placed before it, so a reader that goes on from the cursor it reached never skips one
-   * (an engine that numbers entries when they are written, not when they commit, must hold
-   * readers back until the numbers below are settled). The entries of one unit of work are
-   * contiguous, in the order they were appended. Entries deleted by retention are simply not
-   * there; a cursor stays valid after the entry it points past is deleted.
-   * @throws Error when `after` is not a cursor of this engine's change log.
+   * P, how many partitions the log is kept in (≥ 1): fixed when the store was created, the same
+   * on every process that opens it. An engine that keeps one order for the whole log has 1.
    */
-  readChanges(after: FeedCursor | null, limit: number): Promise<ChangePage>;
-  /** The saved cursor of the change-feed reader `name`: null before its first save (the log's start). */
-  feedPosition(name: string): Promise<FeedCursor | null>;
+  feedPartitions(): number;
   /**
-   * How far `after` (null: the log's start) is behind the log's head, read cheaply (a metrics
-   * scrape asks, whatever the lag): the entries committed after it and the commit time of the
-   * first of them (null when there is none).
-   * @throws Error when `after` is not a cursor of this engine's change log.
+   * The entries of `partition` (0 ≤ partition < P) committed after `after` (from the partition's
+   * start when null), in commit order, at most `limit` (> 0). Commit order: once an entry has been
+   * read, no entry of the partition that commits later is placed before it, so a reader that goes
+   * on from the cursor it reached never skips one (an engine that numbers entries when they are
+   * written, not when they commit, must hold readers back until the numbers below are settled).
+   * The entries of one unit of work are contiguous, in the order they were appended. Entries
+   * deleted by retention are simply not there; a cursor stays valid after the entry it points
+   * past is deleted.
+   * @throws Error when `partition` is not one of the log's, or `after` is not a cursor of it.
    */
-  changeLogLag(after: FeedCursor | null): Promise<ChangeLogLag>;
+  readChanges(partition: number, after: FeedCursor | null, limit: number): Promise<ChangePage>;
+  /**
+   * The saved cursor of the change-feed reader `name` in `partition`: null before its first save
+   * there (the partition's start).
+   */
+  feedPosition(name: string, partition: number): Promise<FeedCursor | null>;
+  /**
+   * How far `after` (null: the partition's start) is behind the head of `partition`, read cheaply
+   * (a metrics scrape asks, whatever the lag): the entries committed after it and the commit time
+   * of the first of them (null when there is none).
+   * @throws Error when `partition` is not one of the log's, or `after` is not a cursor of it.
+   */
+  changeLogLag(partition: number, after: FeedCursor | null): Promise<ChangeLogLag>;
 }
 
 /** What `changeLogLag` reads. */
@@ -53,14 +68,20 @@ export interface ChangeLogLag {
 /** Writes of the change log and of feed cursors (inside a unit of work). */
 export interface ChangeLogWriter {
   /**
-   * Appends change-log entries, in the order given; they become readable when the unit of work
-   * commits, all at once, after every entry committed before.
+   * Appends change-log entries, in the order given, to their tenant's partition; they become
+   * readable when the unit of work commits, all at once, after every entry of the partition
+   * committed before. Every entry a unit of work appends is of one tenant (one mutation).
+   * @throws Error, on an engine with more than one partition, for entries of several tenants in one
+   * unit of work (they could not stay contiguous); with one partition they are simply kept.
    */
   appendChanges(entries: readonly ChangeEntry[]): Promise<void>;
   /**
-   * Saves the cursor of the change-feed reader `name` (a cursor this engine made, or null for the
-   * log's start), replacing the one saved before. Change-log retention keeps whatever a saved
-   * reader has not passed.
+   * Saves the cursor of the change-feed reader `name` in `partition` (a cursor this engine made
+   * for that partition, or null for its start), replacing the one saved before there; the
+   * reader's positions in other partitions are untouched. Change-log retention keeps, in each
+   * partition, whatever a saved reader has not passed (a reader that has saved a position in any
+   * partition and none in this one has passed nothing here).
+   * @throws Error when `partition` is not one of the log's, or `position` is not a cursor of it.
    */
-  setFeedPosition(name: string, position: FeedCursor | null, at: number): Promise<void>;
+  setFeedPosition(name: string, partition: number, position: FeedCursor | null, at: number): Promise<void>;
 }

@@ -1,60 +1,48 @@
 /**
  * The change-log part of a PostgreSQL session: the outbox mutations append
  * to, kept in commit order per partition (feed-cursor.ts), and the feed
- * readers' saved cursors. A unit of work's entries are held until its end
- * (`ChangeLogUnit.flush`): then it locks its partition's `feed_locks` row
- * (FOR UPDATE: a lock, no new row version, so no serialization failure
- * between writers), takes one ticket from the sequence and writes its
- * entries under it. The next unit of the partition gets past the lock, and to
- * its ticket, only once this one has committed or rolled back: a reader that
- * sees a ticket sees every lower ticket of the partition that ever commits.
- * The lock is held from the unit's end to its commit, not for its whole run.
- * A NOTIFY in the same transaction wakes listeners once it commits (and never
- * if it rolls back); it is a hint, readers poll all the same.
+ * readers' saved positions, one row per reader and partition. A unit of
+ * work's entries are held until its end (`ChangeLogUnit.flush`): then it
+ * locks its partition's `feed_locks` row (FOR UPDATE: a lock, no new row
+ * version, so no serialization failure between writers), takes one ticket
+ * from the sequence and writes its entries under it. The next unit of the
+ * partition gets past the lock, and to its ticket, only once this one has
+ * committed or rolled back: a reader that sees a ticket sees every lower
+ * ticket of the partition that ever commits. The lock is held from the
+ * unit's end to its commit, not for its whole run. A NOTIFY in the same
+ * transaction, its payload the partition, wakes that partition's reader
+ * wherever it runs once the unit commits (and never if it rolls back); it is
+ * a hint, readers poll all the same.
  */
 
 import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry, LoggedChange, RecordValues } from "../../model/record-values.ts";
+import { partitionOfTenant } from "../feed-partitions.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
-import {
-  type CursorPositions,
-  decodeCursor,
-  encodeCursor,
-  type LogPosition,
-  partitionOf,
-  savedCursor,
-} from "./feed-cursor.ts";
+import { assertPartition, decodeCursor, encodeCursor, savedCursor } from "./feed-cursor.ts";
 
-/** The channel a unit of work that appended changes notifies as it commits (payload: its partition). */
-/** The channel each commit that appended to the change log notifies (postgres-store.ts listens on it). */
+/** The channel each commit that appended to the change log notifies, its partition the payload (postgres-store.ts listens). */
 export const CHANGES_CHANNEL = "tds_change_log";
 
 /** The statements (exported for the plan test: test/store/postgres/change-log-reads.test.ts). */
 export const SQL = {
-  // Each partition's entries past its position, read through the (partition, position, idx) index:
-  // the first `limit` of each, merged in ticket order. The partition is compared in the row too, so
-  // only that index serves the condition: with the primary key's, the planner (seeing most entries
-  // in one partition) filtered every passed entry row by row. One bound for all partitions (the lowest
-  // position) would rescan every entry a partition ahead has passed, on every read.
-  changes: `SELECT c.* FROM unnest($1::int8[], $2::int4[]) WITH ORDINALITY AS p(ticket, idx, n)
-    CROSS JOIN LATERAL (
-      SELECT position, idx, partition, tenant_id, object_name, operation, uid, before, after,
-        mutation_id, sequence, committed_at, request_id
-      FROM change_log
-      WHERE partition = p.n - 1 AND (partition, position, idx) > (p.n - 1, p.ticket, p.idx)
-      ORDER BY partition, position, idx LIMIT $3
-    ) c
-    ORDER BY c.position, c.idx LIMIT $3`,
-  // The backlog after a cursor: the entries past each partition's position, and the oldest commit time.
-  lag: `SELECT coalesce(sum(c.changes), 0)::int8 AS changes, min(c.oldest) AS oldest
-    FROM unnest($1::int8[], $2::int4[]) WITH ORDINALITY AS p(ticket, idx, n)
-    CROSS JOIN LATERAL (
-      SELECT count(*) AS changes, min(committed_at) AS oldest FROM change_log
-      WHERE partition = p.n - 1 AND (partition, position, idx) > (p.n - 1, p.ticket, p.idx)
-    ) c`,
-  position: "SELECT cursor FROM feed_positions WHERE name = $1",
-  setPosition: `INSERT INTO feed_positions (name, cursor, updated_at) VALUES ($1, $2, $3)
-    ON CONFLICT (name) DO UPDATE SET cursor = excluded.cursor, updated_at = excluded.updated_at`,
+  // By the index on (partition, position, idx): the partition's entries after the cursor, in commit
+  // order. The partition is compared in the row too, so that only that index can serve the
+  // condition whatever the statistics say: a read over all partitions with one bound (before reads
+  // went by partition) had the planner take the primary key's order and filter out every entry the
+  // reader had passed (0.7 s a read at 400k entries, starving the bench's API after a load).
+  changes: `SELECT position, idx, tenant_id, object_name, operation, uid, before, after,
+      mutation_id, sequence, committed_at, request_id
+    FROM change_log
+    WHERE partition = $1 AND (partition, position, idx) > ($1, $2, $3)
+    ORDER BY partition, position, idx LIMIT $4`,
+  // The partition's backlog after a cursor, and the oldest commit time in it.
+  lag: `SELECT count(*)::int8 AS changes, min(committed_at) AS oldest
+    FROM change_log WHERE partition = $1 AND (partition, position, idx) > ($1, $2, $3)`,
+  position: "SELECT ticket, idx FROM feed_positions WHERE name = $1 AND partition = $2",
+  setPosition: `INSERT INTO feed_positions (name, partition, ticket, idx, updated_at) VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (name, partition) DO UPDATE
+      SET ticket = excluded.ticket, idx = excluded.idx, updated_at = excluded.updated_at`,
   lock: `SELECT pg_notify('${CHANGES_CHANNEL}', partition::text) FROM feed_locks WHERE partition = $1 FOR UPDATE`,
   // One ticket for the unit, taken after the lock (its own statement: in the lock's, nextval could
   // run before the row is locked); MATERIALIZED keeps it one value for every entry.
@@ -72,7 +60,6 @@ export const SQL = {
 interface ChangeRow {
   position: string;
   idx: number;
-  partition: number;
   tenant_id: string;
   object_name: string;
   operation: LoggedChange["operation"];
@@ -93,23 +80,25 @@ export interface ChangeLogUnit {
   flush(): Promise<void>;
 }
 
+/** The session over `db`; `unit` holds a unit of work's appended entries (null outside one); the log has `partitions`. */
 export function createChangeLogSession(
   db: Runner,
   unit: ChangeEntry[] | null,
+  partitions: number,
 ): ChangeLogReader & ChangeLogWriter & ChangeLogUnit {
+  /** The partition's position a cursor stands for, as the statements bind it. */
+  const bound = (partition: number, after: LoggedChange["cursor"] | null) => {
+    assertPartition(partition, partitions);
+    const { ticket, index } = decodeCursor(partition, after);
+    return [partition, String(ticket), index] as const;
+  };
   return {
-    async readChanges(after, limit) {
-      const from = decodeCursor(after);
-      const rows = await db.rows<ChangeRow>(SQL.changes, [
-        from.map((p) => String(p.ticket)),
-        from.map((p) => String(p.index)),
-        limit,
-      ]);
-      const positions: LogPosition[] = [...from];
-      const entries = rows.map((row): LoggedChange => {
-        positions[row.partition] = { ticket: Number(row.position), index: row.idx };
-        return {
-          cursor: encodeCursor(positions as CursorPositions),
+    feedPartitions: () => partitions,
+    async readChanges(partition, after, limit) {
+      const rows = await db.rows<ChangeRow>(SQL.changes, [...bound(partition, after), limit]);
+      const entries = rows.map(
+        (row): LoggedChange => ({
+          cursor: encodeCursor(partition, { ticket: Number(row.position), index: row.idx }),
           tenantId: row.tenant_id,
           objectName: row.object_name,
           operation: row.operation,
@@ -120,36 +109,42 @@ export function createChangeLogSession(
           sequence: row.sequence,
           committedAt: Number(row.committed_at),
           ...(row.request_id === null ? {} : { requestId: row.request_id }),
-        };
-      });
+        }),
+      );
       return { entries, next: entries.at(-1)?.cursor ?? after };
     },
-    async changeLogLag(after) {
-      const from = decodeCursor(after);
-      const [row] = await db.rows<{ changes: string; oldest: string | null }>(SQL.lag, [
-        from.map((p) => String(p.ticket)),
-        from.map((p) => String(p.index)),
-      ]);
+    async changeLogLag(partition, after) {
+      const [row] = await db.rows<{ changes: string; oldest: string | null }>(
+        SQL.lag,
+        bound(partition, after),
+      );
       return {
         changes: Number(row?.changes ?? 0),
         oldestCommittedAt: row?.oldest == null ? null : Number(row.oldest),
       };
     },
-    async feedPosition(name) {
-      const [row] = await db.rows<{ cursor: string }>(SQL.position, [name]);
-      return row ? savedCursor(decodeCursor(row.cursor as LoggedChange["cursor"])) : null;
+    async feedPosition(name, partition) {
+      assertPartition(partition, partitions);
+      const [row] = await db.rows<{ ticket: string; idx: number }>(SQL.position, [name, partition]);
+      return row ? savedCursor(partition, { ticket: Number(row.ticket), index: row.idx }) : null;
     },
     async appendChanges(entries) {
       if (unit === null) throw new Error("appendChanges runs inside a unit of work");
+      const tenantId = (unit[0] ?? entries[0])?.tenantId;
+      if (entries.some((entry) => entry.tenantId !== tenantId))
+        throw new Error("a unit of work appends the change-log entries of one tenant only");
       unit.push(...entries);
     },
-    async setFeedPosition(name, position, at) {
-      await db.run(SQL.setPosition, [name, encodeCursor(decodeCursor(position)), at]);
+    async setFeedPosition(name, partition, position, at) {
+      const [, ticket, index] = bound(partition, position);
+      await db.run(SQL.setPosition, [name, partition, ticket, index, at]);
     },
     async flush() {
       if (unit === null || unit.length === 0) return;
-      const partition = partitionOf((unit[0] as ChangeEntry).tenantId);
-      await db.run(SQL.lock, [partition]);
+      const partition = partitionOfTenant((unit[0] as ChangeEntry).tenantId, partitions);
+      // No lock row, no order: the store's partitions are settled before any unit runs (feed-partitions.ts).
+      if ((await db.run(SQL.lock, [partition])) !== 1)
+        throw new Error(`the change log's partition ${partition} has no lock row (feed_locks)`);
       const column = <T>(pick: (entry: ChangeEntry) => T) => unit.map(pick);
       const json = (values: RecordValues | null) => (values === null ? null : JSON.stringify(values));
       await db.run(SQL.append, [

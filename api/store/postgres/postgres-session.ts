@@ -26,13 +26,17 @@ export interface PostgresSession {
   finish(): Promise<void>;
 }
 
-/** A session over `db`; `changes` holds a unit of work's appended entries (null outside one). */
+/**
+ * A session over `db`; `changes` holds a unit of work's appended entries (null outside one);
+ * `feedPartitions` is the store's P (feed-partitions.ts).
+ */
 export function createPostgresSession(
   db: Runner,
   schemas: SchemaLookup,
   changes: ChangeEntry[] | null,
+  feedPartitions: number,
 ): PostgresSession {
-  const { flush, ...changeLog } = createChangeLogSession(db, changes);
+  const { flush, ...changeLog } = createChangeLogSession(db, changes, feedPartitions);
   const store: StoreWriter = {
     ...createIdentitySession(db, schemas),
     ...createCatalogueSession(db, schemas),
@@ -42,7 +46,7 @@ export function createPostgresSession(
     ...createWebhookSession(db),
     ...createConfigSession(db),
     ...createDeliveryLogSession(db),
-    ...createRetentionSession(db),
+    ...createRetentionSession(db, feedPartitions),
   };
   return { store, finish: flush };
 }

@@ -19,6 +19,7 @@ import type { ChangeEntry } from "../../model/record-values.ts";
 import type { Store, StoreWriter } from "../store.ts";
 import { CHANGES_CHANNEL } from "./change-log-session.ts";
 import { createPostgresSession } from "./postgres-session.ts";
+import { settleFeedPartitions } from "./settle-feed-partitions.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
@@ -27,35 +28,62 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** How units of work that fail to serialize are run again (default: DEFAULT_RETRY). */
   retry?: RetryPolicy;
+  /**
+   * The change log's partitions a new store gets (default 16); for a store that has them already,
+   * the count it must have (settle-feed-partitions.ts). Unset: whatever the store has.
+   */
+  feedPartitions?: number;
 }
 
 /**
  * Opens the engine on the database `url` names (`postgres://…`) and the store on it.
- * @throws ConfigError when the server cannot be used (common/store/postgres/postgres-engine.ts).
+ * @throws ConfigError when the server cannot be used (common/store/postgres/postgres-engine.ts), or
+ * the store's partitions are not `options.feedPartitions`.
  */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  return createPostgresStore(await openPostgresEngine(url, options), options);
+  return postgresStoreOn(await openPostgresEngine(url, options), options);
 }
 
-/** The store on an opened engine; closing the store closes the engine's pool. */
-export function createPostgresStore(
+/**
+ * The store on an opened engine, its change log's partitions settled first; closing the store
+ * closes the engine's pool (as does a refusal).
+ * @throws ConfigError when the store's partitions are not `options.feedPartitions`.
+ */
+export async function postgresStoreOn(
   engine: PostgresEngine,
-  options: Pick<PostgresStoreOptions, "retry"> = {},
+  options: Pick<PostgresStoreOptions, "retry" | "feedPartitions"> = {},
+): Promise<Store> {
+  try {
+    const feedPartitions = await settleFeedPartitions(engine.sql, options.feedPartitions);
+    return createPostgresStore(engine, feedPartitions, options);
+  } catch (error) {
+    await engine.sql.close();
+    throw error;
+  }
+}
+
+/** The store on an opened engine whose change log has `feedPartitions`; closing the store closes the pool. */
+function createPostgresStore(
+  engine: PostgresEngine,
+  feedPartitions: number,
+  options: Pick<PostgresStoreOptions, "retry">,
 ): Store {
   const { sql } = engine;
   const policy = options.retry ?? DEFAULT_RETRY;
   const schemas = createTenantSchemas();
   const pool = createRunner(sql);
-  const reads = createPostgresSession(pool, schemas.reader(pool), null).store;
+  const reads = createPostgresSession(pool, schemas.reader(pool), null, feedPartitions).store;
   const underWay = new Set<Promise<unknown>>();
-  const commitListeners = new Set<() => void>();
+  const commitListeners = new Set<(partition: number) => void>();
   /** The LISTEN on the change log's channel: one connection of the client's, opened for the first listener. */
   let hearing: Promise<SQL.ListenSubscription | null> | null = null;
   const hear = () => {
     // A listener that cannot LISTEN (a PostgreSQL-wire service without it) keeps polling: the wake-up is a hint.
     hearing ??= sql
-      .listen(CHANGES_CHANNEL, () => {
-        for (const listener of commitListeners) listener();
+      .listen(CHANGES_CHANNEL, (payload: string) => {
+        const partition = Number(payload);
+        if (!Number.isInteger(partition) || partition < 0 || partition >= feedPartitions) return;
+        for (const listener of commitListeners) listener(partition);
       })
       .catch(() => null);
   };
@@ -65,7 +93,7 @@ export function createPostgresStore(
     const done = await sql.begin("isolation level serializable", async (tx) => {
       const runner = createRunner(tx, watch);
       const lookup = schemas.unit(runner);
-      const session = createPostgresSession(runner, lookup, [] as ChangeEntry[]);
+      const session = createPostgresSession(runner, lookup, [] as ChangeEntry[], feedPartitions);
       const value = await work(session.store);
       await session.finish();
       // Wrapped: the client would take a returned array for queries to run.

@@ -1,17 +1,17 @@
 /**
  * The change log's retention step of a PostgreSQL session: deletes the entries
- * every reader has passed, a bounded step at a time (each step runs in its
- * caller's unit of work, so writers wait one step at most). The delivery log's
- * step is the log's own (common/delivery-log/postgres/delivery-log-session.ts).
+ * every reader has passed in their partition, a bounded step at a time (each
+ * step runs in its caller's unit of work, so writers wait one step at most).
+ * The delivery log's step is the log's own
+ * (common/delivery-log/postgres/delivery-log-session.ts).
  */
 
 import type { Runner } from "../../../common/store/postgres/runner.ts";
-import type { FeedCursor } from "../../model/record-values.ts";
 import type { RetentionWriter } from "../ports/retention-port.ts";
-import { decodeCursor, passedByAll } from "./feed-cursor.ts";
+import { passedByAll } from "./feed-cursor.ts";
 
 const SQL = {
-  cursors: "SELECT cursor FROM feed_positions",
+  saved: "SELECT name, partition, ticket, idx FROM feed_positions",
   // The entries every reader has passed, in each partition, oldest first.
   passed: `SELECT position, idx, committed_at FROM change_log
     WHERE (position, idx) <= (($1::int8[])[partition + 1], ($2::int4[])[partition + 1])
@@ -20,11 +20,25 @@ const SQL = {
     WHERE c.position = d.position AND c.idx = d.idx`,
 };
 
-export function createRetentionSession(db: Runner): Pick<RetentionWriter, "pruneChanges"> {
+/** The retention step over `db`, on a log of `partitions`. */
+export function createRetentionSession(
+  db: Runner,
+  partitions: number,
+): Pick<RetentionWriter, "pruneChanges"> {
   return {
     async pruneChanges(before, limit) {
-      const saved = await db.rows<{ cursor: string }>(SQL.cursors);
-      const passed = passedByAll(saved.map((row) => decodeCursor(row.cursor as FeedCursor)));
+      const saved = await db.rows<{ name: string; partition: number; ticket: string; idx: number }>(
+        SQL.saved,
+      );
+      const passed = passedByAll(
+        partitions,
+        saved.map((row) => ({
+          name: row.name,
+          partition: row.partition,
+          ticket: Number(row.ticket),
+          index: row.idx,
+        })),
+      );
       const rows = await db.rows<{ position: string; idx: number; committed_at: string }>(SQL.passed, [
         passed.map((p) => String(p.ticket)),
         passed.map((p) => String(p.index)),

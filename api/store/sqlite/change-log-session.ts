@@ -1,12 +1,20 @@
 /**
  * The change-log part of a SQLite session: the outbox mutations append to, and the feed readers'
- * saved positions, handed out as cursors (feed-cursor.ts).
+ * saved positions, handed out as cursors (feed-cursor.ts). One partition: one writer commits one
+ * unit of work at a time on one machine, so the whole log is in commit order and one reader reads
+ * it; the port's partition is always 0.
  */
 import type { Database } from "bun:sqlite";
 import { BOUND_COUNT } from "../../../common/store/sqlite/bound-count.ts";
 import type { LoggedChange, RecordValues } from "../../model/record-values.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
-import { decodeCursor, encodeCursor, savedCursor } from "./feed-cursor.ts";
+import { decodeCursor, encodeCursor, SQLITE_FEED_PARTITIONS, savedCursor } from "./feed-cursor.ts";
+
+/** @throws RangeError for a partition other than the log's one. */
+function assertPartition(partition: number): void {
+  if (partition !== 0)
+    throw new RangeError(`the SQLite store's change log has one partition, 0; not ${partition}`);
+}
 
 interface ChangeRow {
   position: number;
@@ -46,7 +54,9 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
   };
 
   return {
-    async readChanges(after, limit) {
+    feedPartitions: () => SQLITE_FEED_PARTITIONS,
+    async readChanges(partition, after, limit) {
+      assertPartition(partition);
       const entries = q.changes.all(decodeCursor(after), limit).map((row) => ({
         cursor: encodeCursor(row.position),
         tenantId: row.tenant_id,
@@ -62,7 +72,8 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
       }));
       return { entries, next: entries.at(-1)?.cursor ?? after };
     },
-    async changeLogLag(after) {
+    async changeLogLag(partition, after) {
+      assertPartition(partition);
       const position = decodeCursor(after);
       const row = q.lag.get(position);
       const oldest = row?.oldest ?? null;
@@ -71,7 +82,10 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
         oldestCommittedAt: oldest,
       };
     },
-    feedPosition: async (name) => savedCursor(q.position.get(name)?.position ?? 0),
+    async feedPosition(name, partition) {
+      assertPartition(partition);
+      return savedCursor(q.position.get(name)?.position ?? 0);
+    },
     async appendChanges(entries) {
       for (const entry of entries) {
         q.append.run(
@@ -88,7 +102,8 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
         );
       }
     },
-    setFeedPosition: async (name, position, at) => {
+    async setFeedPosition(name, partition, position, at) {
+      assertPartition(partition);
       q.setPosition.run(name, decodeCursor(position), at);
     },
   };

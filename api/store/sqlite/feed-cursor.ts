@@ -7,6 +7,9 @@
  */
 import type { FeedCursor } from "../../model/record-values.ts";
 
+/** The SQLite log's partitions: one (one machine, one writer at a time). */
+export const SQLITE_FEED_PARTITIONS = 1;
+
 const PREFIX = "sqlite:";
 const FORM = /^sqlite:(0|[1-9][0-9]{0,15})$/;
 

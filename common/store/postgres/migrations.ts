@@ -18,9 +18,6 @@ export interface Migration {
   sql: string;
 }
 
-/** How many partitions the change log's commit order is kept in (feed_locks rows, cursor positions). */
-export const FEED_PARTITIONS = 16;
-
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -103,8 +100,11 @@ export const MIGRATIONS: readonly Migration[] = [
     // A unit of work takes its partition's feed_locks row FOR UPDATE, then one ticket from the
     // sequence for all its entries (idx: their order): the next writer of the partition gets its
     // ticket only once this one has committed, so within a partition a visible ticket implies every
-    // lower one that commits is visible. A feed position is a cursor: one (ticket, idx) per
-    // partition (feed-cursor.ts).
+    // lower one that commits is visible. The rows, one per partition, are made by the first API
+    // process to open the store, with as many partitions as it is configured for
+    // (api/store/postgres/settle-feed-partitions.ts); stores made before that was so got 16 here.
+    // This migration's feed positions (a text cursor of every partition per reader) are one row per
+    // reader and partition since version 6.
     sql: `
       CREATE SEQUENCE change_log_positions;
       CREATE TABLE change_log (
@@ -124,7 +124,6 @@ export const MIGRATIONS: readonly Migration[] = [
         PRIMARY KEY (position, idx)
       );
       CREATE TABLE feed_locks (partition int PRIMARY KEY);
-      INSERT INTO feed_locks SELECT generate_series(0, ${FEED_PARTITIONS - 1});
       CREATE TABLE feed_positions (
         name text COLLATE "C" PRIMARY KEY,
         cursor text NOT NULL,
@@ -217,9 +216,27 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    name: "the change log read per partition",
-    // A reader goes on from each partition's own position (change-log-session.ts): without this
-    // index, a partition far ahead of another made every read rescan what it had passed.
-    sql: "CREATE INDEX change_log_partition_order ON change_log (partition, position, idx);",
+    name: "feed positions per partition; the change log read by partition",
+    // Each partition has a reader of its own (on any API process), so a reader's position is one row
+    // per partition, written without touching the others'. The text cursors of version 3
+    // (`pg:<ticket>.<idx>,…`, one pair per partition in order) become those rows. Reads go by
+    // partition, in commit order within it: the index serves them and the lag's count.
+    sql: `
+      CREATE INDEX change_log_by_partition ON change_log (partition, position, idx);
+      ALTER TABLE feed_positions RENAME TO feed_cursors_v3;
+      CREATE TABLE feed_positions (
+        name text COLLATE "C" NOT NULL,
+        partition int NOT NULL,
+        ticket bigint NOT NULL,
+        idx int NOT NULL,
+        updated_at bigint NOT NULL,
+        PRIMARY KEY (name, partition)
+      );
+      INSERT INTO feed_positions (name, partition, ticket, idx, updated_at)
+        SELECT c.name, p.n - 1, split_part(p.pair, '.', 1)::bigint, split_part(p.pair, '.', 2)::int, c.updated_at
+        FROM feed_cursors_v3 c,
+          unnest(string_to_array(substr(c.cursor, 4), ',')) WITH ORDINALITY AS p(pair, n);
+      DROP TABLE feed_cursors_v3;
+    `,
   },
 ];

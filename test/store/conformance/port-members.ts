@@ -56,6 +56,7 @@ export const PORT_MEMBERS = {
     nextSequenceValue: true,
   } satisfies Members<RecordReader & RecordWriter>,
   changeLog: {
+    feedPartitions: true,
     readChanges: true,
     feedPosition: true,
     changeLogLag: true,

@@ -4,6 +4,7 @@
  * change log loses old entries only once every feed reader has passed them.
  */
 import { describe, expect, test } from "bun:test";
+import { partitionOfTenant } from "../../../api/store/feed-partitions.ts";
 import type { DeliveryAge, DeliveryPruneStep } from "../../../api/store/store.ts";
 import { delivery } from "./delivery-log.ts";
 import { changeEntry, tenant } from "./fixtures.ts";
@@ -62,38 +63,73 @@ export function describeRetention(sut: StoreUnderTest): void {
 
     test("the change log: only entries older than the cut-off that every saved reader has passed, at most `limit`", async () => {
       const t = tenant("a");
+      const p = partitionOfTenant(t.id, sut.store.feedPartitions());
       const append = (mutation: string, committedAt: number) =>
         sut.store.unitOfWork((tx) => tx.appendChanges([changeEntry(t.id, mutation, 0, committedAt)]));
       for (const [i, at] of [100, 200, 300, 400, 500].entries()) await append(`m${i + 1}`, at);
       const prune = (before: number, limit: number) =>
         sut.store.unitOfWork((tx) => tx.pruneChanges(before, limit));
       const left = async () =>
-        (await sut.store.readChanges(null, 100)).entries.map((entry) => entry.mutationId);
-      const cursors = (await sut.store.readChanges(null, 100)).entries.map((entry) => entry.cursor);
+        (await sut.store.readChanges(p, null, 100)).entries.map((entry) => entry.mutationId);
+      const cursors = (await sut.store.readChanges(p, null, 100)).entries.map((entry) => entry.cursor);
 
       // No reader saved: nothing is passed.
       expect(await prune(1000, 100)).toBe(0);
-      // A reader at the log's start has passed nothing either.
-      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", null, 1));
+      // A reader at the partition's start has passed nothing either.
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", p, null, 1));
       expect(await prune(1000, 100)).toBe(0);
       // Past the fourth entry: the first three of those go, a step of two at a time.
-      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", cursors[3] ?? null, 1));
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", p, cursors[3] ?? null, 1));
       expect(await prune(350, 2)).toBe(2);
       expect(await left()).toEqual(["m3", "m4", "m5"]);
       expect(await prune(350, 2)).toBe(1);
       expect(await prune(350, 2)).toBe(0);
       expect(await left()).toEqual(["m4", "m5"]);
       // A second reader further behind holds entries back for both.
-      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", cursors[2] ?? null, 1));
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", p, cursors[2] ?? null, 1));
       expect(await prune(1000, 100)).toBe(0);
-      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", cursors[4] ?? null, 1));
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", p, cursors[4] ?? null, 1));
       expect(await prune(1000, 100)).toBe(1);
       expect(await left()).toEqual(["m5"]);
       // The readers' cursors still read on from where they were.
-      const main = await sut.store.feedPosition("main");
-      expect((await sut.store.readChanges(main, 10)).entries.map((entry) => entry.mutationId)).toEqual([
+      const main = await sut.store.feedPosition("main", p);
+      expect((await sut.store.readChanges(p, main, 10)).entries.map((entry) => entry.mutationId)).toEqual([
         "m5",
       ]);
+    });
+
+    test("the change log: each partition keeps what its own readers have not passed, whatever the others did", async () => {
+      const partitions = sut.store.feedPartitions();
+      // Two tenants in different partitions where there are two (the same one otherwise).
+      const a = tenant("a");
+      let b = tenant("b");
+      while (partitions > 1 && partitionOfTenant(b.id, partitions) === partitionOfTenant(a.id, partitions))
+        b = tenant("b");
+      const [pa, pb] = [a, b].map((t) => partitionOfTenant(t.id, partitions)) as [number, number];
+      await sut.store.unitOfWork((tx) => tx.appendChanges([changeEntry(a.id, "a1", 0, 100)]));
+      await sut.store.unitOfWork((tx) => tx.appendChanges([changeEntry(b.id, "b1", 0, 100)]));
+      const prune = () => sut.store.unitOfWork((tx) => tx.pruneChanges(1000, 100));
+      const left = async () => {
+        const read = await Promise.all([...new Set([pa, pb])].map((p) => sut.store.readChanges(p, null, 10)));
+        return read.flatMap((page) => page.entries.map((entry) => entry.mutationId)).sort();
+      };
+      // "main" passed a's entry in a's partition: it goes; b's partition (where it is another) keeps b's.
+      const pastA = (await sut.store.readChanges(pa, null, 10)).entries.find(
+        (e) => e.tenantId === a.id,
+      )?.cursor;
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", pa, pastA ?? null, 1));
+      expect(await prune()).toBe(1);
+      expect(await left()).toEqual(["b1"]);
+      // A second reader that has saved a position in a's partition only has passed nothing in b's.
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", pa, pastA ?? null, 1));
+      const { next: pastB } = await sut.store.readChanges(pb, null, 10);
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("main", pb, pastB, 1));
+      expect(await prune()).toBe(0);
+      expect(await left()).toEqual(["b1"]);
+      // Passed there by both: it goes.
+      await sut.store.unitOfWork((tx) => tx.setFeedPosition("other", pb, pastB, 1));
+      expect(await prune()).toBe(1);
+      expect(await left()).toEqual([]);
     });
   });
 }

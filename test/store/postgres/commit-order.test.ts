@@ -5,12 +5,12 @@
  * the highest number it read never sees the one that committed late. Then
  * the engine under the same race: a unit of work stalled after it took its
  * ticket (an uncommitted row holding the key its entry will have, so its
- * insert waits, the ticket taken), while another commits ahead of it; the
- * engine's reader, going on from its cursor, reads both.
+ * insert waits, the ticket taken), while another commits ahead of it; each
+ * partition's reader, going on from its cursor, reads its own.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { ChangeEntry } from "../../../api/model/record-values.ts";
-import { partitionOf } from "../../../api/store/postgres/feed-cursor.ts";
+import { partitionOfTenant } from "../../../api/store/feed-partitions.ts";
 import { openPostgresStore } from "../../../api/store/postgres/postgres-store.ts";
 import type { Store } from "../../../api/store/store.ts";
 import { eventually } from "../../support/eventually.ts";
@@ -39,6 +39,8 @@ const entry = (tenantId: string, mutationId: string): ChangeEntry => ({
   committedAt: Date.now(),
 });
 
+const partitionOf = (tenantId: string) => partitionOfTenant(tenantId, store.feedPartitions());
+
 /** A tenant id whose change-log partition is (or is not) `partition`. */
 function tenantIn(partition: number, same: boolean): string {
   for (;;) {
@@ -47,9 +49,9 @@ function tenantIn(partition: number, same: boolean): string {
   }
 }
 
-/** Every mutation id read from `cursor` on, page by page, and the cursor reached. */
-async function readFrom(cursor: Awaited<ReturnType<Store["readChanges"]>>["next"]) {
-  const page = await store.readChanges(cursor, 100);
+/** Every mutation id read in `partition` from `cursor` on, and the cursor reached. */
+async function readFrom(partition: number, cursor: Awaited<ReturnType<Store["readChanges"]>>["next"]) {
+  const page = await store.readChanges(partition, cursor, 100);
   return { ids: page.entries.map((e) => e.mutationId), next: page.next };
 }
 
@@ -122,31 +124,37 @@ test("reproduced: a reader of a bigserial outbox loses the entry that commits af
   }
 });
 
-test("the engine's reader reads an entry that committed after a higher ticket of another partition", async () => {
+test("a partition's reader is neither held back nor made to skip by another partition's later ticket", async () => {
   const slowTenant = crypto.randomUUID();
   const fastTenant = tenantIn(partitionOf(slowTenant), false);
+  const [slowPart, fastPart] = [partitionOf(slowTenant), partitionOf(fastTenant)];
   const stall = await stallNextTicket();
   const slow = store.unitOfWork((tx) => tx.appendChanges([entry(slowTenant, "slow-1")]));
   await eventually(async () => (await waiters()) === 1);
   // Another partition: nothing holds it back. It commits first, with the higher ticket.
   await store.unitOfWork((tx) => tx.appendChanges([entry(fastTenant, "fast-1")]));
-  const before = await readFrom(null);
-  expect(before.ids).toEqual(["fast-1"]);
+  const fast = await readFrom(fastPart, null);
+  expect(fast.ids).toEqual(["fast-1"]);
   expect(await ticketOf("fast-1")).toBeGreaterThan(stall.ticket);
+  const before = await readFrom(slowPart, null);
+  expect(before.ids).toEqual([]);
 
   await stall.release();
   await slow;
   expect(await ticketOf("slow-1")).toBe(stall.ticket);
-  // A reader that kept only the highest ticket read would skip it: it is below "fast-1"'s.
-  const after = await readFrom(before.next);
+  // Its ticket is below the other partition's "fast-1": a reader of the whole log keeping one highest
+  // ticket would skip it; the partition's own reader reads it.
+  const after = await readFrom(slowPart, before.next);
   expect(after.ids).toEqual(["slow-1"]);
-  expect((await readFrom(after.next)).ids).toEqual([]);
+  expect((await readFrom(slowPart, after.next)).ids).toEqual([]);
+  expect((await readFrom(fastPart, fast.next)).ids).toEqual([]);
 });
 
 test("in one partition, a unit of work cannot commit its entries ahead of one that took a ticket before it", async () => {
   const slowTenant = crypto.randomUUID();
   const sameTenant = tenantIn(partitionOf(slowTenant), true);
-  const start = (await readFrom(null)).next;
+  const partition = partitionOf(slowTenant);
+  const start = (await readFrom(partition, null)).next;
   const stall = await stallNextTicket();
   const slow = store.unitOfWork((tx) => tx.appendChanges([entry(slowTenant, "slow-2")]));
   await eventually(async () => (await waiters()) === 1);
@@ -159,12 +167,12 @@ test("in one partition, a unit of work cannot commit its entries ahead of one th
   // The second waits for the partition's lock, held by the stalled first.
   await eventually(async () => (await waiters()) === 2);
   expect(fastDone).toBe(false);
-  const during = await readFrom(start);
+  const during = await readFrom(partition, start);
   expect(during.ids).toEqual([]);
 
   await stall.release();
   await Promise.all([slow, fast]);
-  const after = await readFrom(during.next);
+  const after = await readFrom(partition, during.next);
   expect(after.ids).toEqual(["slow-2", "fast-2"]);
   expect(await ticketOf("fast-2")).toBeGreaterThan(await ticketOf("slow-2"));
 });
