@@ -83,6 +83,7 @@ describe("the MongoDB store without a server", () => {
         "changeLogLag",
         "close",
         "engine",
+        "feedPartitions",
         "feedPosition",
         "nextSequenceValue",
         "ping",
