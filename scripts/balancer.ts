@@ -101,6 +101,8 @@ export interface BalancerOptions {
 export interface Balancer {
   url: string;
   port: number;
+  /** How many requests each backend answered (any status), in the order of `backends`. */
+  answered(): number[];
   /** Stops listening and closes open connections (relayed sockets included). */
   stop(): Promise<void>;
 }
@@ -155,15 +157,18 @@ export function startBalancer(options: BalancerOptions): Balancer {
   const { backends } = options;
   if (backends.length === 0) throw new Error("the balancer needs at least one backend");
   let turn = 0;
-  const nextOrder = () => backendOrder(turn++, backends.length).map((i) => backends[i] as string);
+  /** The backends' indexes in the order the next request tries them. */
+  const nextOrder = () => backendOrder(turn++, backends.length);
+  const answers = backends.map(() => 0);
 
   async function forward(request: Request, server: Server<Relay>): Promise<Response> {
     const url = new URL(request.url);
     const headers = forwardedHeaders(request.headers, server.requestIP(request)?.address ?? null, url);
     const body = request.body === null ? undefined : await request.arrayBuffer();
-    for (const backend of nextOrder()) {
+    for (const index of nextOrder()) {
+      const backend = backends[index] as string;
       try {
-        return await fetch(`${backend}${url.pathname}${url.search}`, {
+        const response = await fetch(`${backend}${url.pathname}${url.search}`, {
           method: request.method,
           headers,
           body,
@@ -175,6 +180,8 @@ export function startBalancer(options: BalancerOptions): Balancer {
           // refused, and refused means not sent, so the next backend may have it.
           keepalive: false,
         });
+        answers[index] = (answers[index] ?? 0) + 1;
+        return response;
       } catch (error) {
         // Refused: never sent, the next backend may have it. Otherwise it may have been read before
         // the connection died (a process killed mid-request, or in the moment its threads exit), so
@@ -193,7 +200,8 @@ export function startBalancer(options: BalancerOptions): Balancer {
       .split(",")
       .map((p) => p.trim())
       .filter((p) => p !== "");
-    for (const backend of nextOrder()) {
+    for (const index of nextOrder()) {
+      const backend = backends[index] as string;
       const target = `${backend.replace(/^http/, "ws")}${url.pathname}${url.search}`;
       const relay = await openBackendSocket(target, headers, protocols);
       if (!relay) {
@@ -245,6 +253,7 @@ export function startBalancer(options: BalancerOptions): Balancer {
   return {
     url: `http://${server.hostname}:${server.port}`,
     port: server.port as number,
+    answered: () => [...answers],
     stop: () => server.stop(true),
   };
 }

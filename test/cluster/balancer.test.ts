@@ -77,6 +77,7 @@ describe("balancer", () => {
       answers.push({ status: response.status, body: (await response.json()) as { backend: number } });
     }
     expect(answers.map((a) => a.body.backend)).toEqual([0, 1, 0, 1]);
+    expect(balancer.answered()).toEqual([2, 2]);
     expect(answers.every((a) => a.status === 201)).toBe(true);
     const first = receivers[0]?.requests[0] as ReceivedRequest;
     expect(first.method).toBe("POST");
