@@ -145,10 +145,16 @@ export function clusterProcess(spec: ProcessSpec): ClusterProcess {
     async start() {
       const first = spawnOnce();
       const pid = child?.pid ?? 0;
-      const timeout = Bun.sleep(START_TIMEOUT_MS).then(
-        (): Startup => ({ ok: false, output: `(not ready within ${START_TIMEOUT_MS / 1000} s)` }),
-      );
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<Startup>((resolve) => {
+        timer = setTimeout(
+          () => resolve({ ok: false, output: `(not ready within ${START_TIMEOUT_MS / 1000} s)` }),
+          START_TIMEOUT_MS,
+        );
+      });
       const startup = await Promise.race([first.ready, timeout]);
+      // Cleared, not left to fire: a caller that is done must not be held open by it.
+      clearTimeout(timer);
       if (!startup.ok) {
         stopping = true;
         child?.kill("SIGKILL");

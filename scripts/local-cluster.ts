@@ -66,10 +66,15 @@ function listenBalancer(backends: string[], host: string, port: number): Balance
   }
 }
 
-/** Starts the cluster; on a failure, stops what it started and throws. */
+/**
+ * Starts the cluster; on a failure, stops what it started and throws. Every process gets this
+ * process's environment, then `env` (settings for all of them, as a benchmark sets), then what the
+ * cluster decides (store, Redis, secrets, ports).
+ */
 export async function startLocalCluster(
   options: Readonly<ClusterOptions>,
   print: (line: string) => void,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<LocalCluster> {
   const dir = mkdtempSync(join(tmpdir(), "tds-cluster-"));
   // Traversable, not listable: as root, PostgreSQL runs as its own user and must reach its folder in
@@ -88,7 +93,9 @@ export async function startLocalCluster(
     await Promise.all(processes.filter((p) => p.spec.name.startsWith("dispatcher")).map((p) => p.stop()));
     await Promise.all(processes.map((p) => p.stop()));
     await redis?.stop();
-    await postgres?.stop();
+    // Its data goes with the folder: an immediate shutdown skips the checkpoint a fast one writes
+    // (tens of seconds after a load on a busy disk).
+    postgres?.killNow();
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -106,6 +113,7 @@ export async function startLocalCluster(
     const secret = () => randomBytes(32).toString("base64url");
     const shared = {
       ...process.env,
+      ...env,
       DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl,
