@@ -25,7 +25,7 @@ test.skipIf(testEngine() !== "postgres")(
     });
     const { figures, writes } = result;
     console.log(
-      `scale-out: ${writes.acked} mutations acknowledged (${writes.lostAnswersCommitted} more found committed after a lost answer), ${figures.expected} deliveries expected, ${figures.delivered} delivered, ${figures.lost} lost, ${figures.duplicates} duplicates; commit → receipt ${latencyText(figures.latency)}; ${Object.entries(
+      `scale-out: ${writes.acked} mutations acknowledged (answers lost: ${writes.lostAnswersCommitted} found committed, ${writes.lostAnswersNotCommitted} not), ${figures.expected} deliveries expected, ${figures.delivered} delivered, ${figures.lost} lost, ${figures.duplicates} duplicates; commit → receipt ${latencyText(figures.latency)}; ${Object.entries(
         result.extra,
       )
         .map(([k, v]) => `${k}: ${v}`)

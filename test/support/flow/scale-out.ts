@@ -10,8 +10,8 @@
  * long each fault held deliveries up.
  */
 import { startBalancer } from "../../../scripts/balancer.ts";
-import { startService } from "../service-processes.ts";
-import { latencyText, summarize } from "./delivery-check.ts";
+import { type RunningService, type ServiceProcess, startService } from "../service-processes.ts";
+import { latencyText, percentile, summarize } from "./delivery-check.ts";
 import type { SettledFigures } from "./flow.ts";
 import { FAST_DISPATCHER_ENV, guaranteeFailures, type ScenarioResult } from "./scenario.ts";
 import {
@@ -34,7 +34,18 @@ export interface ScaleOutScale {
   answerMs: number;
   /** How long Redis stays stopped. */
   outageMs: number;
+  /**
+   * Fault rounds, spread over the run (default 1): round r SIGKILLs API process r+1 and dispatcher
+   * r+1 (in turn) and starts them again, then stops and starts Redis.
+   */
+  rounds?: number;
   seed?: number;
+}
+
+/** When each fault happened. */
+interface FaultMoments {
+  kills: { at: number; readyAgainMs: number }[];
+  redisStops: number[];
 }
 
 /** Waits (at most `timeoutMs`) until nothing is lost and the delivery log shows every delivery succeeded. */
@@ -64,15 +75,58 @@ async function settle(tenants: WritingTenant[], timeoutMs: number): Promise<Sett
  * How long a fault at `at` held deliveries up: from it to the first receipt of a change committed
  * after it, and the slowest commit → receipt of the changes committed in the 5 s after it.
  */
-function recovery(receipts: { committedAt: number; ms: number }[], at: number): string {
+function recovery(receipts: { committedAt: number; ms: number }[], at: number) {
   const after = receipts.filter((r) => r.committedAt >= at);
-  if (after.length === 0) return "no change committed after it";
+  if (after.length === 0) return { first: Number.NaN, slowest: Number.NaN };
   const first = Math.min(...after.map((r) => r.committedAt + r.ms)) - at;
   const slowest = Math.max(...after.filter((r) => r.committedAt < at + 5000).map((r) => r.ms));
-  return `${first} ms to the first delivery of a later commit; slowest commit → receipt in the 5 s after: ${slowest} ms`;
+  return { first, slowest };
+}
+
+/** The recoveries after the faults at `moments`: median and worst of each figure. */
+function recoveries(receipts: { committedAt: number; ms: number }[], moments: number[]): string {
+  const each = moments.map((at) => recovery(receipts, at));
+  const text = (values: number[]) =>
+    values.length === 1
+      ? `${values[0]} ms`
+      : `${percentile(values, 50)} / ${Math.max(...values)} ms (median / worst)`;
+  return `to the first delivery of a later commit ${text(each.map((r) => r.first))}; slowest commit → receipt in the 5 s after ${text(each.map((r) => r.slowest))}`;
+}
+
+/** Runs the fault rounds (see ScaleOutScale.rounds) over `durationMs`; resolves once the last is over. */
+async function runFaults(
+  service: RunningService,
+  apis: ServiceProcess[],
+  dispatchers: ServiceProcess[],
+  scale: ScaleOutScale,
+): Promise<FaultMoments> {
+  const rounds = scale.rounds ?? 1;
+  const started = Date.now();
+  const moments: FaultMoments = { kills: [], redisStops: [] };
+  const until = async (fraction: number) => {
+    const at = started + scale.durationMs * fraction;
+    if (at > Date.now()) await Bun.sleep(at - Date.now());
+  };
+  for (let round = 0; round < rounds; round++) {
+    await until((round + 0.25) / rounds);
+    const api = apis[round % apis.length] as ServiceProcess;
+    const dispatcher = dispatchers[round % dispatchers.length] as ServiceProcess;
+    const at = Date.now();
+    await Promise.all([api.kill(), dispatcher.kill()]);
+    await Bun.sleep(300);
+    await Promise.all([api.start(), dispatcher.start()]);
+    moments.kills.push({ at, readyAgainMs: Date.now() - at });
+    await until((round + 0.65) / rounds);
+    moments.redisStops.push(Date.now());
+    await service.redis.stop();
+    await Bun.sleep(scale.outageMs);
+    await service.redis.start();
+  }
+  return moments;
 }
 
 export async function scaleOut(scale: ScaleOutScale): Promise<ScenarioResult> {
+  const rounds = scale.rounds ?? 1;
   const service = await startService({
     engine: "postgres",
     apiEnv: { FEED_LEASE_MS: "1500" },
@@ -82,7 +136,9 @@ export async function scaleOut(scale: ScaleOutScale): Promise<ScenarioResult> {
   let balancer: ReturnType<typeof startBalancer> | null = null;
   try {
     const more = await Promise.all(Array.from({ length: scale.apis - 1 }, () => service.startApi()));
-    await Promise.all(Array.from({ length: scale.dispatchers - 1 }, () => service.startDispatcher()));
+    const moreDispatchers = await Promise.all(
+      Array.from({ length: scale.dispatchers - 1 }, () => service.startDispatcher()),
+    );
     balancer = startBalancer({ backends: [service.base, ...more.map((api) => api.base)], port: 0 });
     const respond = async () => {
       await Bun.sleep(scale.answerMs);
@@ -90,30 +146,21 @@ export async function scaleOut(scale: ScaleOutScale): Promise<ScenarioResult> {
     };
     tenants = await openTenants(service, balancer.url, scale.tenants, { respond, seed: scale.seed });
 
-    const moments = { killedAt: 0, restartedAt: 0, redisStoppedAt: 0, redisStartedAt: 0 };
     let faultsDone = false;
-    const faults = (async () => {
-      await Bun.sleep(scale.durationMs * 0.25);
-      moments.killedAt = Date.now();
-      await Promise.all([service.api.kill(), service.dispatcher.kill()]);
-      await Bun.sleep(300);
-      await Promise.all([service.api.start(), service.dispatcher.start()]);
-      moments.restartedAt = Date.now();
-      const redisAt = moments.killedAt + scale.durationMs * 0.4;
-      if (redisAt > Date.now()) await Bun.sleep(redisAt - Date.now());
-      moments.redisStoppedAt = Date.now();
-      await service.redis.stop();
-      await Bun.sleep(scale.outageMs);
-      await service.redis.start();
-      moments.redisStartedAt = Date.now();
+    const faults = runFaults(
+      service,
+      [service.api, ...more.map((m) => m.api)],
+      [service.dispatcher, ...moreDispatchers.map((m) => m.dispatcher)],
+      scale,
+    ).finally(() => {
       faultsDone = true;
-    })();
+    });
     const writes = await writeAll(tenants, {
       durationMs: scale.durationMs,
       ratePerSecond: scale.ratePerSecond,
       until: () => faultsDone,
     });
-    await faults;
+    const moments = await faults;
     const figures = await settle(tenants, 60_000);
     const failures = guaranteeFailures(writes, figures, { duplicatesAllowed: true });
     const answered = balancer.answered();
@@ -122,8 +169,8 @@ export async function scaleOut(scale: ScaleOutScale): Promise<ScenarioResult> {
     const outOfOrder = tenants.reduce((sum, t) => sum + receivedOutOfCommitOrder(t.receiver.requests), 0);
     const hooks = tenants.reduce((sum, t) => sum + t.hooks.length, 0);
     return {
-      name: "scale-out: API and dispatcher killed, Redis restarted",
-      setup: `${scale.apis} API processes and ${scale.dispatchers} dispatchers on one PostgreSQL (a database of its own on a private cluster) and one Redis; ${scale.tenants} tenants, each with ${hooks / scale.tenants} webhooks at a receiver of its own answering after ${scale.answerMs} ms, write mixed mutations at ${scale.ratePerSecond}/s in all for ${scale.durationMs / 1000} s through a round-robin balancer (scripts/balancer.ts); at a quarter of the run API 1 (the first to take the feed lease) and dispatcher 1 are SIGKILLed together and started again 300 ms later, then Redis is stopped (SIGTERM) for ${scale.outageMs / 1000} s and started again (FEED_LEASE_MS=1500, ${Object.entries(
+      name: "scale-out: API processes and dispatchers killed, Redis restarted",
+      setup: `${scale.apis} API processes and ${scale.dispatchers} dispatchers on one PostgreSQL (a database of its own on a private cluster) and one Redis; ${scale.tenants} tenants, each with ${hooks / scale.tenants} webhooks at a receiver of its own answering after ${scale.answerMs} ms, write mixed mutations at ${scale.ratePerSecond}/s in all for ${scale.durationMs / 1000} s through a round-robin balancer (scripts/balancer.ts); ${rounds === 1 ? "at a quarter of the run API 1 (the first to take the feed lease) and dispatcher 1 are SIGKILLed together and started again 300 ms later, then Redis is stopped (SIGTERM)" : `${rounds} rounds spread over the run, each SIGKILLing the next API process (API 1, the first to take the feed lease, first) and the next dispatcher together and starting them again 300 ms later, then stopping Redis (SIGTERM)`} for ${scale.outageMs / 1000} s and starting it again (FEED_LEASE_MS=1500, ${Object.entries(
         FAST_DISPATCHER_ENV,
       )
         .map(([k, v]) => `${k}=${v}`)
@@ -133,11 +180,14 @@ export async function scaleOut(scale: ScaleOutScale): Promise<ScenarioResult> {
       extra: {
         "requests answered per API process (through the balancer)": answered.join(" / "),
         "mutation round trip p50 / p99 / max": latencyText(summarize(writes.roundTrips)),
-        "kill → both processes ready again": `${moments.restartedAt - moments.killedAt} ms`,
-        "recovery after the kills": recovery(figures.receipts, moments.killedAt),
-        [`recovery after Redis stopped (for ${scale.outageMs} ms)`]: recovery(
+        "kill → both processes ready again": moments.kills.map((k) => `${k.readyAgainMs} ms`).join(", "),
+        "recovery after the kills": recoveries(
           figures.receipts,
-          moments.redisStoppedAt,
+          moments.kills.map((k) => k.at),
+        ),
+        [`recovery after Redis stopped (for ${scale.outageMs} ms)`]: recoveries(
+          figures.receipts,
+          moments.redisStops,
         ),
         "deliveries received before a delivery of an earlier commit of the same webhook (order is not promised)":
           outOfOrder,
