@@ -108,7 +108,9 @@ export async function startLocalCluster(
       await postgres.createDatabase(DATABASE);
       databaseUrl = postgres.url(DATABASE);
     }
-    if (!options.REDIS_URL) redis = await startPrivateRedis(join(dir, "redis"));
+    // Stopped by us after every process using it (a Ctrl-C signals the APIs and dispatchers too).
+    if (!options.REDIS_URL)
+      redis = await startPrivateRedis(join(dir, "redis"), undefined, { ownSession: true });
     const redisUrl = options.REDIS_URL ?? (redis?.url as string);
     const secret = () => randomBytes(32).toString("base64url");
     const shared = {
