@@ -10,7 +10,7 @@
  *   scale: a multiplier of the default sizes (default 1; 0.1 for a quick look)
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { apiKilled } from "../test/support/flow/api-killed.ts";
 import { latencyText } from "../test/support/flow/delivery-check.ts";
@@ -121,11 +121,17 @@ for (const name of names) {
   const outcome = await (SCENARIOS[name] as (scale: number) => Promise<Outcome>)(scale);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   if (outcome.failures.length > 0) failed++;
+  const loadEnd = loadavg()[0] ?? 0;
+  // Above the core count, other work shared the machine: latencies then say more about it than about us.
+  const shared =
+    Math.max(Number(load1), loadEnd) > cpus().length
+      ? " (one run on a machine other work shared: latencies are longer than on an idle one)"
+      : "";
   const section = render(
     name,
     outcome,
     seconds,
-    `${load1} at the start, ${loadavg()[0]?.toFixed(2)} at the end`,
+    `${load1} at the start, ${loadEnd.toFixed(2)} at the end${shared}`,
   );
   console.log(section);
   sections.set(name, section);

@@ -42,6 +42,8 @@ const loadNow = () =>
     .map((l) => l.toFixed(2))
     .join(" / ");
 const LOAD_BEFORE = loadNow();
+/** The other PostgreSQL benches' settings, with room for every cluster's pools at once (10 connections per process). */
+const SETTINGS = { ...POSTGRES_SETTINGS, max_connections: "300" };
 
 interface Measured {
   size: number;
@@ -95,7 +97,7 @@ const say = (what: string) => console.log(`${what} (${((Date.now() - started) / 
 ensureWrk();
 const postgres = await startPrivatePostgres({
   dir: mkdtempSync(join(tmpdir(), "tds-bench-scale-out-")),
-  settings: POSTGRES_SETTINGS,
+  settings: SETTINGS,
 });
 const measured: Measured[] = [];
 const paced: Awaited<ReturnType<typeof pacedLoop>>[] = [];
@@ -151,7 +153,7 @@ Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 16).replace("T"
 Load average (1 / 5 / 15 min) before the run: ${LOAD_BEFORE}; after: ${loadNow()}. One run, on a machine other work shared throughout: absolute figures are low and move from run to run; the sizes were measured in alternating turns so that load falls on each alike.
 
 Setup: the local cluster (\`npm run cluster\`'s scripts/local-cluster.ts) of each size running side by side, ${DISPATCHERS} dispatchers each, nothing pinned; PostgreSQL (Debian's, one private cluster for the run, a database per size; settings other than defaults: ${Object.entries(
-  POSTGRES_SETTINGS,
+  SETTINGS,
 )
   .map(([k, v]) => `${k}=${v}`)
   .join(
