@@ -45,7 +45,8 @@ export interface ScaleOutScale {
 /** When each fault happened. */
 interface FaultMoments {
   kills: { at: number; readyAgainMs: number }[];
-  redisStops: number[];
+  /** Redis down (its stop done) and up again (its start done). */
+  redisOutages: { stoppedAt: number; startedAt: number }[];
 }
 
 /** Waits (at most `timeoutMs`) until nothing is lost and the delivery log shows every delivery succeeded. */
@@ -71,26 +72,42 @@ async function settle(tenants: WritingTenant[], timeoutMs: number): Promise<Sett
   return { ...figures, receivedMs, settleMs: Date.now() - started, unfinished };
 }
 
-/**
- * How long a fault at `at` held deliveries up: from it to the first receipt of a change committed
- * after it, and the slowest commit → receipt of the changes committed in the 5 s after it.
- */
-function recovery(receipts: { committedAt: number; ms: number }[], at: number) {
-  const after = receipts.filter((r) => r.committedAt >= at);
-  if (after.length === 0) return { first: Number.NaN, slowest: Number.NaN };
-  const first = Math.min(...after.map((r) => r.committedAt + r.ms)) - at;
-  const slowest = Math.max(...after.filter((r) => r.committedAt < at + 5000).map((r) => r.ms));
-  return { first, slowest };
+type Receipts = { committedAt: number; ms: number }[];
+
+/** How a fault is measured: the changes committed in [from, to] and when the service was whole again. */
+interface FaultWindow {
+  from: number;
+  to: number;
+  /** From when the first delivery is timed. */
+  since: number;
+  /** The slowest commit → receipt is taken over the changes committed in [from, slowestTo]. */
+  slowestTo: number;
 }
 
-/** The recoveries after the faults at `moments`: median and worst of each figure. */
-function recoveries(receipts: { committedAt: number; ms: number }[], moments: number[]): string {
-  const each = moments.map((at) => recovery(receipts, at));
+/**
+ * How long a fault held deliveries up: from `since` to the first receipt of a change committed in
+ * the window, and the slowest commit → receipt of the changes committed around it.
+ */
+function recovery(receipts: Receipts, window: FaultWindow) {
+  const inWindow = receipts.filter((r) => r.committedAt >= window.from && r.committedAt <= window.to);
+  const around = receipts.filter((r) => r.committedAt >= window.from && r.committedAt <= window.slowestTo);
+  return {
+    first:
+      inWindow.length === 0
+        ? Number.NaN
+        : Math.min(...inWindow.map((r) => r.committedAt + r.ms)) - window.since,
+    slowest: around.length === 0 ? Number.NaN : Math.max(...around.map((r) => r.ms)),
+  };
+}
+
+/** The recoveries from the faults of `windows`: median and worst of each figure. */
+function recoveries(receipts: Receipts, windows: FaultWindow[], first: string): string {
+  const each = windows.map((window) => recovery(receipts, window));
   const text = (values: number[]) =>
     values.length === 1
       ? `${values[0]} ms`
       : `${percentile(values, 50)} / ${Math.max(...values)} ms (median / worst)`;
-  return `to the first delivery of a later commit ${text(each.map((r) => r.first))}; slowest commit → receipt in the 5 s after ${text(each.map((r) => r.slowest))}`;
+  return `${first} ${text(each.map((r) => r.first))}; slowest commit → receipt of the changes committed from the fault to 5 s after ${text(each.map((r) => r.slowest))}`;
 }
 
 /** Runs the fault rounds (see ScaleOutScale.rounds) over `durationMs`; resolves once the last is over. */
@@ -102,7 +119,7 @@ async function runFaults(
 ): Promise<FaultMoments> {
   const rounds = scale.rounds ?? 1;
   const started = Date.now();
-  const moments: FaultMoments = { kills: [], redisStops: [] };
+  const moments: FaultMoments = { kills: [], redisOutages: [] };
   const until = async (fraction: number) => {
     const at = started + scale.durationMs * fraction;
     if (at > Date.now()) await Bun.sleep(at - Date.now());
@@ -117,10 +134,11 @@ async function runFaults(
     await Promise.all([api.start(), dispatcher.start()]);
     moments.kills.push({ at, readyAgainMs: Date.now() - at });
     await until((round + 0.65) / rounds);
-    moments.redisStops.push(Date.now());
     await service.redis.stop();
+    const stoppedAt = Date.now();
     await Bun.sleep(scale.outageMs);
     await service.redis.start();
+    moments.redisOutages.push({ stoppedAt, startedAt: Date.now() });
   }
   return moments;
 }
@@ -183,11 +201,23 @@ export async function scaleOut(scale: ScaleOutScale): Promise<ScenarioResult> {
         "kill → both processes ready again": moments.kills.map((k) => `${k.readyAgainMs} ms`).join(", "),
         "recovery after the kills": recoveries(
           figures.receipts,
-          moments.kills.map((k) => k.at),
+          moments.kills.map(({ at }) => ({
+            from: at,
+            to: Number.POSITIVE_INFINITY,
+            since: at,
+            slowestTo: at + 5000,
+          })),
+          "kill → first delivery of a change committed after it",
         ),
-        [`recovery after Redis stopped (for ${scale.outageMs} ms)`]: recoveries(
+        [`recovery after Redis restarts (down ${scale.outageMs} ms)`]: recoveries(
           figures.receipts,
-          moments.redisStops,
+          moments.redisOutages.map(({ stoppedAt, startedAt }) => ({
+            from: stoppedAt,
+            to: startedAt,
+            since: startedAt,
+            slowestTo: stoppedAt + 5000,
+          })),
+          "Redis up again → first delivery of a change committed while it was down",
         ),
         "deliveries received before a delivery of an earlier commit of the same webhook (order is not promised)":
           outOfOrder,
