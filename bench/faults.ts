@@ -5,11 +5,12 @@
  * go into bench/results/faults.md with the machine and the date (a run of
  * some scenarios replaces only their sections).
  * Run: bun bench/faults.ts [scenario|all] [scale]
- *   scenarios: steady, api-kill, dispatcher-kill, redis, receiver, fuzz, isolation, load, load-one-endpoint
+ *   scenarios: steady, api-kill, dispatcher-kill, redis, receiver, fuzz, isolation, load, load-one-endpoint,
+ *   scale-out (3 API processes and 2 dispatchers on PostgreSQL, the test run's private cluster)
  *   scale: a multiplier of the default sizes (default 1; 0.1 for a quick look)
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { apiKilled } from "../test/support/flow/api-killed.ts";
 import { latencyText } from "../test/support/flow/delivery-check.ts";
@@ -19,8 +20,10 @@ import { isolation } from "../test/support/flow/isolation.ts";
 import { load } from "../test/support/flow/load.ts";
 import { receiverOutage } from "../test/support/flow/receiver-outage.ts";
 import { redisOutage } from "../test/support/flow/redis-outage.ts";
+import { scaleOut } from "../test/support/flow/scale-out.ts";
 import type { ScenarioResult } from "../test/support/flow/scenario.ts";
 import { steadyFlow } from "../test/support/flow/steady-flow.ts";
+import { killTestPostgres, stopTestPostgres } from "../test/support/private-postgres.ts";
 import { machine, RATE_LIMITS_OUT_OF_REACH } from "./support.ts";
 
 type Outcome =
@@ -66,6 +69,18 @@ const SCENARIOS: Record<string, (scale: number) => Promise<Outcome>> = {
       writers: 32,
       receiverPerHook: false,
     }),
+  // Issue 29: several API processes and dispatchers on one PostgreSQL, faults in rounds.
+  "scale-out": (k) =>
+    scaleOut({
+      apis: 3,
+      dispatchers: 2,
+      tenants: 12,
+      durationMs: Math.round(60_000 * k),
+      ratePerSecond: 150,
+      answerMs: 20,
+      outageMs: 2000,
+      rounds: Math.max(1, Math.round(6 * k)),
+    }),
 };
 
 const [which = "all", scaleText = "1"] = process.argv.slice(2);
@@ -94,6 +109,9 @@ async function quietMachine(): Promise<void> {
   }
 }
 
+// The scale-out scenario's PostgreSQL is the test harness's private cluster, detached from this
+// process: stopped after the last scenario, killed if the run ends otherwise.
+process.on("exit", killTestPostgres);
 let failed = 0;
 for (const name of names) {
   if (name.startsWith("load")) await quietMachine();
@@ -103,15 +121,23 @@ for (const name of names) {
   const outcome = await (SCENARIOS[name] as (scale: number) => Promise<Outcome>)(scale);
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   if (outcome.failures.length > 0) failed++;
+  const loadEnd = loadavg()[0] ?? 0;
+  // Above the core count, other work shared the machine: latencies then say more about it than about us.
+  const shared =
+    Math.max(Number(load1), loadEnd) > cpus().length
+      ? " (one run on a machine other work shared: latencies are longer than on an idle one)"
+      : "";
   const section = render(
     name,
     outcome,
     seconds,
-    `${load1} at the start, ${loadavg()[0]?.toFixed(2)} at the end`,
+    `${load1} at the start, ${loadEnd.toFixed(2)} at the end${shared}`,
   );
   console.log(section);
   sections.set(name, section);
 }
+
+await stopTestPostgres();
 
 const order = Object.keys(SCENARIOS).filter((name) => sections.has(name));
 writeFileSync(

@@ -25,8 +25,16 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts redis-server in `dir`; retries on another port if the chosen one is taken meanwhile. */
-export async function startPrivateRedis(dir: string, port = freePort()): Promise<PrivateRedis> {
+/**
+ * Starts redis-server in `dir`; retries on another port if the chosen one is taken meanwhile.
+ * `ownSession`: in a session of its own, so a Ctrl-C at the terminal (which signals the whole
+ * foreground group) leaves it to the caller to stop after the processes that use it.
+ */
+export async function startPrivateRedis(
+  dir: string,
+  port = freePort(),
+  options: { ownSession?: boolean } = {},
+): Promise<PrivateRedis> {
   mkdirSync(dir, { recursive: true });
   for (let attempt = 0; attempt < 5; attempt++) {
     const proc = Bun.spawn(
@@ -49,7 +57,7 @@ export async function startPrivateRedis(dir: string, port = freePort()): Promise
         "--protected-mode",
         "yes",
       ],
-      { stdout: "ignore", stderr: "inherit" },
+      { stdout: "ignore", stderr: "inherit", detached: options.ownSession ?? false },
     );
     if (await waitForPort(port, proc, 5000)) {
       const stopWith = async (signal: "SIGTERM" | "SIGKILL") => {

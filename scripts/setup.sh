@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs what the service needs and is missing: npm packages (Bun among them) and redis-server; for
 # the tests, PostgreSQL too (the harness starts a private cluster from its binaries) unless
-# TEST_DATABASE_URL names a server, and Chromium, which the browser console's test drives (Debian's
+# TEST_DATABASE_URL names a server, and for the local cluster (`setup.sh cluster`) unless DATABASE_URL
+# does; for the tests, Chromium, which the browser console's test drives (Debian's
 # package, never a browser download).
 # Idempotent and quiet when everything is already there. Installs exactly the lockfile (npm ci), so
 # the tree stays clean; the lockfile carries every platform's optional packages.
@@ -25,11 +26,14 @@ if { [ "$1" = "test" ] || [ -z "$REDIS_URL" ]; } && ! command -v redis-server >/
   fi
 fi
 
-if [ "$1" = "test" ] && [ -z "$TEST_DATABASE_URL" ] && [ -z "$PG_BIN" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+needs_postgres=false
+if [ "$1" = "test" ] && [ -z "$TEST_DATABASE_URL" ]; then needs_postgres=true; fi
+if [ "$1" = "cluster" ] && [ -z "$DATABASE_URL" ]; then needs_postgres=true; fi
+if [ "$needs_postgres" = true ] && [ -z "$PG_BIN" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing postgresql from Debian's packages…"
     export DEBIAN_FRONTEND=noninteractive
-    # The tests start clusters of their own: no system cluster on port 5432 is wanted. A snippet in
+    # The tests and the local cluster start clusters of their own: no system cluster on port 5432 is wanted. A snippet in
     # createcluster.d (which the packaged createcluster.conf includes) says so without touching
     # the package's own configuration file.
     mkdir -p /etc/postgresql-common/createcluster.d
@@ -37,7 +41,7 @@ if [ "$1" = "test" ] && [ -z "$TEST_DATABASE_URL" ] && [ -z "$PG_BIN" ] && ! ls 
     apt-get update -qq >/dev/null
     apt-get install -y -qq --no-install-recommends postgresql >/dev/null
   else
-    echo "setup: PostgreSQL is missing: install it (Debian/Ubuntu: apt-get install postgresql), set PG_BIN to its binaries or TEST_DATABASE_URL to a server." >&2
+    echo "setup: PostgreSQL is missing: install it (Debian/Ubuntu: apt-get install postgresql), set PG_BIN to its binaries or $([ "$1" = "test" ] && echo TEST_DATABASE_URL || echo DATABASE_URL) to a server." >&2
     exit 1
   fi
 fi

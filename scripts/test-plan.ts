@@ -15,7 +15,7 @@ import { dirname, join, normalize } from "node:path";
 /** What decides a test file runs on PostgreSQL too. */
 export const ENGINE_ROOTS = ["common/store/open-engine.ts", "test/support/service-processes.ts"];
 
-const MARK = /@test-engines\s+(sqlite|all)\b/;
+const MARK = /@test-engines\s+(sqlite|postgres|all)\b/;
 
 /** A file's text and the repository-relative files it imports (relative imports only). */
 export interface SourceFile {
@@ -31,8 +31,9 @@ export function relativeImports(file: string, specifiers: readonly string[]): st
 }
 
 /**
- * The plan: `sqlite` every test file; `postgres` those that open a store and are not marked
- * SQLite-only. `read` gives a file's source (null for one that is not there).
+ * The plan: `sqlite` every test file not marked PostgreSQL-only; `postgres` those that open a store
+ * and are not marked SQLite-only, and those marked PostgreSQL-only. `read` gives a file's source
+ * (null for one that is not there).
  */
 export function planTestRuns(
   tests: readonly string[],
@@ -50,10 +51,11 @@ export function planTestRuns(
     reaches.set(file, found);
     return found;
   };
+  const markOf = (file: string) => MARK.exec(read(file)?.text ?? "")?.[1];
   const postgres = tests.filter((file) => {
-    const mark = MARK.exec(read(file)?.text ?? "")?.[1];
+    const mark = markOf(file);
     if (mark === "sqlite") return false;
-    return mark === "all" || reachesRoot(file, new Set());
+    return mark === "all" || mark === "postgres" || reachesRoot(file, new Set());
   });
-  return { sqlite: [...tests], postgres };
+  return { sqlite: tests.filter((file) => markOf(file) !== "postgres"), postgres };
 }

@@ -98,7 +98,7 @@ describe("limits across processes", () => {
       );
     };
     expect(await attempts(service.dispatcherBase)).toBeGreaterThan(0);
-    expect(await attempts(second.opsBase)).toBeGreaterThan(0);
+    expect(await attempts(second.base)).toBeGreaterThan(0);
     // … and never more than the endpoint's limit in flight between them (per dispatcher, it would be 2 × LIMIT).
     expect(most).toBe(LIMIT);
   }, 90_000);

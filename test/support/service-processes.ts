@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, type PrivateRedis, startPrivateRedis } from "../../scripts/private-redis.ts";
 import { collect, isRunning } from "./processes.ts";
-import { freshTestStore, type StoreEnv } from "./test-store.ts";
+import { freshTestStore, type StoreEnv, type TestEngine } from "./test-store.ts";
 
 const ROOT = join(import.meta.dir, "../..");
 
@@ -32,6 +32,8 @@ export interface ServiceOptions {
   logLevel?: string;
   /** Extra `bun` flags per process, e.g. `--cpu-prof` for a profile written on a clean stop. */
   bunFlags?: { api?: string[]; dispatcher?: string[] };
+  /** The store engine; default the run's (TEST_STORE). */
+  engine?: TestEngine;
 }
 
 /** One of the service's processes, restartable on the same environment. */
@@ -77,9 +79,9 @@ export interface RunningService {
   startApi(env?: Record<string, string>): Promise<{ base: string; api: ServiceProcess }>;
   /**
    * Starts one more dispatcher on the same store and Redis (its own operations port, the environment
-   * of the first plus `env`), as a second machine's would run; `stop()` ends it too.
+   * of the first plus `env`); `stop()` ends it too.
    */
-  startDispatcher(env?: Record<string, string>): Promise<{ opsBase: string; dispatcher: ServiceProcess }>;
+  startDispatcher(env?: Record<string, string>): Promise<{ base: string; dispatcher: ServiceProcess }>;
   /** Runs the admin tool (`bun api/admin/cli.ts ...args`) on the service's store; returns its output. */
   admin(args: string[]): Promise<string>;
   /** Stops everything this harness started and removes the data directory. Safe to call twice. */
@@ -155,7 +157,7 @@ function serviceProcess(
 /** Starts Redis, the API and the dispatcher; returns once both processes say they are ready. */
 export async function startService(options: ServiceOptions = {}): Promise<RunningService> {
   const dataDir = mkdtempSync(join(tmpdir(), "tds-flow-"));
-  const store = await freshTestStore(dataDir, "service", false);
+  const store = await freshTestStore(dataDir, "service", false, options.engine);
   const redisDir = join(dataDir, "redis");
   let redis: PrivateRedis | null = await startPrivateRedis(redisDir);
   redisPids.add(redis.pid);
@@ -184,18 +186,15 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     apiEnv,
     "API listening on",
   );
-  const dispatcherEnv = {
-    ...shared,
-    ...LOOPBACK_DISPATCHER_ENV,
-    DISPATCHER_PORT: String(dispatcherPort),
-    ...options.dispatcherEnv,
-  };
-  const dispatcher = serviceProcess(
-    "dispatcher",
-    [...(options.bunFlags?.dispatcher ?? []), "dispatcher/main.ts"],
-    dispatcherEnv,
-    "Dispatcher consuming deliveries",
-  );
+  const dispatcherEnv = { ...shared, ...LOOPBACK_DISPATCHER_ENV, ...options.dispatcherEnv };
+  const dispatcherProcess = (name: string, port: number, env: Record<string, string> = {}) =>
+    serviceProcess(
+      name,
+      [...(options.bunFlags?.dispatcher ?? []), "dispatcher/main.ts"],
+      { ...dispatcherEnv, ...env, DISPATCHER_PORT: String(port) },
+      "Dispatcher consuming deliveries",
+    );
+  const dispatcher = dispatcherProcess("dispatcher", dispatcherPort);
   const replicas: ServiceProcess[] = [];
   let stopped = false;
   const stop = async () => {
@@ -253,7 +252,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
     async startApi(env = {}) {
       const replicaPort = freePort();
       const replica = serviceProcess(
-        `api ${replicas.length + 2}`,
+        `api ${replicas.filter((r) => r.name.startsWith("api")).length + 2}`,
         [...(options.bunFlags?.api ?? []), "api/main.ts"],
         { ...apiEnv, ...env, PORT: String(replicaPort) },
         "API listening on",
@@ -263,16 +262,12 @@ export async function startService(options: ServiceOptions = {}): Promise<Runnin
       return { base: `http://127.0.0.1:${replicaPort}`, api: replica };
     },
     async startDispatcher(env = {}) {
-      const opsPort = freePort();
-      const replica = serviceProcess(
-        `dispatcher ${replicas.length + 2}`,
-        [...(options.bunFlags?.dispatcher ?? []), "dispatcher/main.ts"],
-        { ...dispatcherEnv, ...env, DISPATCHER_PORT: String(opsPort) },
-        "Dispatcher consuming deliveries",
-      );
+      const replicaPort = freePort();
+      const number = replicas.filter((r) => r.name.startsWith("dispatcher")).length + 2;
+      const replica = dispatcherProcess(`dispatcher ${number}`, replicaPort, env);
       replicas.push(replica);
       await replica.start();
-      return { opsBase: `http://127.0.0.1:${opsPort}`, dispatcher: replica };
+      return { base: `http://127.0.0.1:${replicaPort}`, dispatcher: replica };
     },
     async admin(args) {
       const proc = Bun.spawn([process.execPath, "api/admin/cli.ts", ...args], {

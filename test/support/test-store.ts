@@ -9,7 +9,7 @@ import { createTestDatabase } from "./private-postgres.ts";
 
 /** The engines a run can choose. */
 const TEST_ENGINES = ["sqlite", "postgres"] as const;
-type TestEngine = (typeof TEST_ENGINES)[number];
+export type TestEngine = (typeof TEST_ENGINES)[number];
 
 /** The engine of this run. @throws Error for a TEST_STORE naming no engine (never a silent fallback). */
 export function testEngine(): TestEngine {
@@ -35,10 +35,16 @@ export interface FreshStore {
  * A fresh store of the run's engine in `dataDir` (SQLite: the folder's file, removed by the caller
  * with the folder) or, on PostgreSQL, a database of its own: `migrated` copies the run's migrated
  * template (fast; for tests of the app), else the database is empty and the first process to open
- * it migrates it (for tests of processes starting).
+ * it migrates it (for tests of processes starting). `engine` overrides the run's (a test of several
+ * processes sharing one store that only PostgreSQL is meant for).
  */
-export async function freshTestStore(dataDir: string, label: string, migrated = true): Promise<FreshStore> {
-  if (testEngine() === "sqlite") return { env: { DATA_DIR: dataDir }, drop: async () => {} };
+export async function freshTestStore(
+  dataDir: string,
+  label: string,
+  migrated = true,
+  engine: TestEngine = testEngine(),
+): Promise<FreshStore> {
+  if (engine === "sqlite") return { env: { DATA_DIR: dataDir }, drop: async () => {} };
   const database = await createTestDatabase(label, { migrated });
   return { env: { DATA_DIR: dataDir, DATABASE_URL: database.url }, drop: () => database.drop() };
 }

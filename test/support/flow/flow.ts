@@ -9,7 +9,8 @@ import { type ReceivedRequest, type Receiver, type Responder, startReceiver } fr
 import { type ServiceOptions, startService } from "../service-processes.ts";
 import { type ApiClient, apiClient, waitForApi } from "./api-client.ts";
 import { type CreatedHook, checkDeliveries, type DeliveryFigures } from "./delivery-check.ts";
-import { HOOK_SPECS, subscriptionOf } from "./hook-specs.ts";
+import { GADGETS, HOOK_SPECS, subscriptionOf } from "./hook-specs.ts";
+import { type RunOptions, runWriters, type WriteRun } from "./write-run.ts";
 import {
   type CommittedMutation,
   createWriter,
@@ -32,33 +33,6 @@ export interface FlowOptions {
   seed?: number;
 }
 
-export interface WriteRun {
-  /** Mutations sent. */
-  sent: number;
-  acked: number;
-  /** Answers that never came, then found committed / not committed by reading back. */
-  lostAnswersCommitted: number;
-  lostAnswersNotCommitted: number;
-  /** Mutations the service refused (GraphQL errors): none expected. */
-  rejected: string[];
-  /** Round-trip times of acknowledged mutations, ms. */
-  roundTrips: number[];
-  elapsedMs: number;
-}
-
-export interface RunOptions {
-  /** Stop after this many mutations in all. */
-  count?: number;
-  /** Stop after this long. */
-  durationMs?: number;
-  /** With `durationMs`: keep writing past it until this holds. */
-  until?: () => boolean;
-  /** Mutations per second across all writers; unpaced when absent. */
-  ratePerSecond?: number;
-  /** How long to wait for the API to come back after a lost answer. Default 30000. */
-  recoveryTimeoutMs?: number;
-}
-
 export type Flow = Awaited<ReturnType<typeof openFlow>>;
 
 /** A delivery as `GET /webhooks/{id}/deliveries` lists it. */
@@ -77,15 +51,6 @@ export interface SettledFigures extends DeliveryFigures {
   /** Deliveries the log does not show succeeded (NaN when the log was not read). */
   unfinished: number;
 }
-
-const GADGETS = {
-  name: "Gadgets",
-  fields: [
-    { name: "ExternalId", column: { type: "string", unique: true } },
-    { name: "Note", column: { type: "string" } },
-    { name: "Size", column: { type: "int" } },
-  ],
-};
 
 /** Starts everything and prepares the tenant. Always `close()` it (in a finally). */
 export async function openFlow(options: FlowOptions = {}) {
@@ -156,50 +121,12 @@ export async function openFlow(options: FlowOptions = {}) {
     );
 
     /** Sends mutations from every writer until the count or time is reached. */
-    async function write(run: RunOptions): Promise<WriteRun> {
-      const result: WriteRun = {
-        sent: 0,
-        acked: 0,
-        lostAnswersCommitted: 0,
-        lostAnswersNotCommitted: 0,
-        rejected: [],
-        roundTrips: [],
-        elapsedMs: 0,
-      };
-      const started = Date.now();
-      const deadline = run.durationMs === undefined ? Number.POSITIVE_INFINITY : started + run.durationMs;
-      const count = run.count ?? Number.POSITIVE_INFINITY;
-      if (count === Number.POSITIVE_INFINITY && deadline === Number.POSITIVE_INFINITY)
-        throw new Error("a write run needs a count or a duration");
-      let slot = 0;
-      const more = () => slot < count && (Date.now() < deadline || (run.until !== undefined && !run.until()));
-      const writerLoop = async (writer: Writer) => {
-        while (more()) {
-          const mine = slot++;
-          if (run.ratePerSecond) {
-            const due = started + (mine * 1000) / run.ratePerSecond;
-            if (due > Date.now()) await Bun.sleep(due - Date.now());
-          }
-          result.sent++;
-          const outcome = await writer.step();
-          if (outcome.kind === "acked") {
-            result.acked++;
-            committed.push(outcome.mutation);
-            result.roundTrips.push((outcome.mutation.ackedAt as number) - outcome.mutation.sentAt);
-          } else if (outcome.kind === "rejected") result.rejected.push(outcome.message);
-          else {
-            const found = await resolveLost(writer, outcome, run.recoveryTimeoutMs ?? 30_000);
-            if (found) {
-              result.lostAnswersCommitted++;
-              committed.push(found);
-            } else result.lostAnswersNotCommitted++;
-          }
-        }
-      };
-      await Promise.all(writers.map(writerLoop));
-      result.elapsedMs = Date.now() - started;
-      return result;
-    }
+    const write = (run: RunOptions): Promise<WriteRun> =>
+      runWriters(
+        writers.map((writer) => ({ writer, committed })),
+        run,
+        resolveLost,
+      );
 
     /** Waits for the API, then reads back; the API may die again meanwhile, so this retries (bounded). */
     async function resolveLost(

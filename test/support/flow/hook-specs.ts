@@ -37,6 +37,16 @@ export interface HookSpec {
   members: Member[];
 }
 
+/** The custom object the writers write besides the standard ones, as `POST /custom/standalone/schemas` takes it. */
+export const GADGETS = {
+  name: "Gadgets",
+  fields: [
+    { name: "ExternalId", column: { type: "string", unique: true } },
+    { name: "Note", column: { type: "string" } },
+    { name: "Size", column: { type: "int" } },
+  ],
+};
+
 /** Stands for an element's `timestamp` in expected bodies; the received one is checked separately. */
 const TIMESTAMP = "<timestamp>";
 

@@ -1,8 +1,8 @@
 /** Scenario 8, load (test/flows/load.test.ts; long: `bun bench/faults.ts load` and `load-one-endpoint`). */
 import { latencyText, percentile, summarize } from "./delivery-check.ts";
-import type { WriteRun } from "./flow.ts";
 import { cpuMs, mainThreadSchedule, residentMiB } from "./process-stats.ts";
 import { guaranteeFailures, type ScenarioResult, withFlow } from "./scenario.ts";
+import type { WriteRun } from "./write-run.ts";
 
 /** Two write runs, one after the other, as one. */
 function joinRuns(a: WriteRun, b: WriteRun): WriteRun {

@@ -9,7 +9,8 @@
  * words, whatever did not hold.
  */
 import type { DeliveryFigures } from "./delivery-check.ts";
-import { type Flow, type FlowOptions, openFlow, type SettledFigures, type WriteRun } from "./flow.ts";
+import { type Flow, type FlowOptions, openFlow, type SettledFigures } from "./flow.ts";
+import type { WriteRun } from "./write-run.ts";
 
 /** What a scenario returns: its figures and, in words, what it did and what did not hold. */
 export interface ScenarioResult {

@@ -1,0 +1,175 @@
+/**
+ * Scale-out on PostgreSQL (issue 29): the local cluster (scripts/local-cluster.ts) with 1, 2 and 3
+ * API processes, two dispatchers each, all on one private PostgreSQL (a database per cluster, the
+ * other PostgreSQL benches' settings, nothing pinned), each cluster with a Redis of its own. Every
+ * mutation inserts a Region, which one webhook sends to a receiver in this process
+ * (scale-out/measure.ts). The clusters run side by side and are measured in alternating turns, so
+ * the load other work puts on a shared machine falls on every size alike:
+ *   closed loop — `rounds` turns per size of wrk on every API process at once, 32 connections split
+ *     evenly: mutations/s (the median turn), round trip p50/p99, commit → receipt p50/p99;
+ *   paced — 1,000 mutations/s from this process, round robin over the API processes: the rate
+ *     achieved, the change feed's lag (sampled every 250 ms), commit → receipt p50/p99.
+ * On a 2-core machine every process shares the same two cores: more API processes cannot add
+ * capacity, so the ratio to one API process shows the overhead of more processes — or, where one
+ * API process's single event loop was the limit, the second core it left idle. The results say so.
+ * Run: bun bench/scale-out.ts [seconds=2] [rounds=3] [apis=1,2,3] → bench/results/scale-out.md
+ */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { type LocalCluster, startLocalCluster } from "../scripts/local-cluster.ts";
+import { startPrivatePostgres } from "../scripts/private-postgres.ts";
+import { POSTGRES_SETTINGS } from "./compare/postgres.ts";
+import { ensureWrk } from "./run-wrk.ts";
+import {
+  type ClosedLoopResult,
+  closedLoop,
+  pacedLoop,
+  REGIONS_WEBHOOK_QUERY,
+  startTimingReceiver,
+  type TimingReceiver,
+} from "./scale-out/measure.ts";
+import { machine, percentile, RATE_LIMITS_OUT_OF_REACH } from "./support.ts";
+
+const SECONDS = Number(process.argv[2] ?? 2);
+const ROUNDS = Number(process.argv[3] ?? 3);
+const SIZES = (process.argv[4] ?? "1,2,3").split(",").map(Number);
+const CONNECTIONS = 32;
+const PACED_RATE = 1000;
+const DISPATCHERS = 2;
+const loadNow = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" / ");
+const LOAD_BEFORE = loadNow();
+/** The other PostgreSQL benches' settings, with room for every cluster's pools at once (10 connections per process). */
+const SETTINGS = { ...POSTGRES_SETTINGS, max_connections: "300" };
+
+interface Measured {
+  size: number;
+  cluster: LocalCluster;
+  token: string;
+  receiver: TimingReceiver;
+  turns: ClosedLoopResult[];
+}
+
+/** A cluster of `size` API processes on its own database, its webhook created. */
+async function startMeasured(postgres: Awaited<ReturnType<typeof startPrivatePostgres>>, size: number) {
+  await postgres.createDatabase(`scale_${size}`);
+  const receiver = startTimingReceiver();
+  const cluster = await startLocalCluster(
+    {
+      "--api": size,
+      "--dispatchers": DISPATCHERS,
+      "--port": 0,
+      HOST: "127.0.0.1",
+      DATABASE_URL: postgres.url(`scale_${size}`),
+      REDIS_URL: undefined,
+      JWT_SECRET: undefined,
+      SECRETS_KEY: undefined,
+    },
+    (line) => console.log(line),
+    {
+      LOG_LEVEL: "error",
+      ...RATE_LIMITS_OUT_OF_REACH,
+      WEBHOOKS_ALLOW_HTTP: "true",
+      DELIVERY_ALLOW_HTTP: "true",
+      DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8",
+    },
+  );
+  const token = cluster.token ?? "";
+  const hook = await fetch(`${cluster.apis[0]?.spec.url}/webhooks`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: "regions",
+      url: receiver.url,
+      type: "graphql",
+      query: REGIONS_WEBHOOK_QUERY,
+    }),
+  });
+  if (hook.status !== 201) throw new Error(`the webhook answered ${hook.status}: ${await hook.text()}`);
+  return { size, cluster, token, receiver, turns: [] } satisfies Measured;
+}
+
+const started = Date.now();
+const say = (what: string) => console.log(`${what} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+ensureWrk();
+const postgres = await startPrivatePostgres({
+  dir: mkdtempSync(join(tmpdir(), "tds-bench-scale-out-")),
+  settings: SETTINGS,
+});
+const measured: Measured[] = [];
+const paced: Awaited<ReturnType<typeof pacedLoop>>[] = [];
+try {
+  for (const size of SIZES) {
+    say(`starting ${size} API processes`);
+    measured.push(await startMeasured(postgres, size));
+  }
+  for (const m of measured)
+    await closedLoop(m.cluster, m.token, m.receiver, { seconds: 1, connections: CONNECTIONS, tag: "warm" });
+  for (let round = 0; round < ROUNDS; round++)
+    for (const m of measured) {
+      say(`round ${round + 1}, ${m.size} API`);
+      m.turns.push(
+        await closedLoop(m.cluster, m.token, m.receiver, {
+          seconds: SECONDS,
+          connections: CONNECTIONS,
+          tag: `r${round}`,
+        }),
+      );
+    }
+  for (const m of measured) {
+    say(`paced, ${m.size} API`);
+    paced.push(await pacedLoop(m.cluster, m.token, m.receiver, { seconds: SECONDS * 2, rate: PACED_RATE }));
+  }
+} finally {
+  for (const m of measured) {
+    await m.cluster.stop();
+    await m.receiver.stop();
+  }
+  // The data is thrown away: an immediate shutdown skips the checkpoint (tens of seconds on a busy disk).
+  postgres.killNow();
+}
+
+const median = (m: Measured) =>
+  [...m.turns].sort((a, b) => a.rate - b.rate)[Math.floor(m.turns.length / 2)] as ClosedLoopResult;
+const baseRate = median(measured[0] as Measured).rate;
+const ratios = measured.map((m) => median(m).rate / baseRate);
+const rows = measured.map((m, i) => {
+  const turn = median(m);
+  const receipts = m.turns.flatMap((t) => t.receipts);
+  const p = paced[i];
+  const rates = m.turns.map((t) => Math.round(t.rate)).join(", ");
+  return `| ${m.size} | ${Math.round(turn.rate)} (${rates}) | ${(ratios[i] ?? 0).toFixed(2)}× | ${Math.round(turn.roundTripP50)} / ${Math.round(turn.roundTripP99)} | ${percentile(receipts, 50)} / ${percentile(receipts, 99)} | ${turn.eventLoops.map((e) => `${e.runPercent} / ${e.waitPercent}`).join(", ")} | ${m.turns.reduce((s, t) => s + t.errors, 0)} | ${Math.round(p?.achieved ?? 0)} | ${Math.round(p?.lagP50Ms ?? 0)} / ${Math.round(p?.lagMaxMs ?? 0)} ms, ≤ ${p?.lagMaxChanges} changes | ${p?.receiptP50} / ${p?.receiptP99} | ${p?.failed} |`;
+});
+const rises = ratios.some((r) => r > 1.05);
+const reading = rises
+  ? "Where the ratio rises above 1, it is not capacity a cluster adds: one API process runs its JavaScript on one event loop (see its share on a CPU), so with one process the second core was partly left to the others, and a second process puts it to work; past two there is no core left to add, and every process costs its own share (its event loop, its pool of connections, the feed's wake-up from a process without the lease), which the time the event loops wait for a CPU shows."
+  : "More API processes only add processes, connections and cross-process wake-ups (a commit on a process without the feed's lease wakes the reader through Redis or PostgreSQL's NOTIFY) without adding CPU.";
+const text = `# Scale-out on PostgreSQL
+
+Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Command: \`bun bench/scale-out.ts ${SECONDS} ${ROUNDS} ${SIZES.join(",")}\`. Took ${((Date.now() - started) / 1000).toFixed(0)} s.
+Load average (1 / 5 / 15 min) before the run: ${LOAD_BEFORE}; after: ${loadNow()}. One run, on a machine other work shared throughout: absolute figures are low and move from run to run; the sizes were measured in alternating turns so that load falls on each alike.
+
+Setup: the local cluster (\`npm run cluster\`'s scripts/local-cluster.ts) of each size running side by side, ${DISPATCHERS} dispatchers each, nothing pinned; PostgreSQL (Debian's, one private cluster for the run, a database per size; settings other than defaults: ${Object.entries(
+  SETTINGS,
+)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(
+    ", ",
+  )}); a private Redis per size; rate limits out of reach; every mutation one Region insert, sent by one webhook to a receiver in the benchmark's process. Closed loop: ${ROUNDS} turns of ${SECONDS} s per size after a 1 s warm-up, wrk with ${CONNECTIONS} connections split evenly over the API processes (one wrk each); mutations/s of the median turn (every turn in brackets), its round trip (the slowest wrk's p50 / p99) and each API process's main thread (its event loop) over it: the share of the turn it ran on a CPU and the share it waited, runnable, for one (Linux schedstat). Paced: ${PACED_RATE} mutations/s for ${SECONDS * 2} s from the benchmark's process (64 writers, round robin over the API processes); feed lag sampled every 250 ms from every API process. Commit → receipt: the element's \`timestamp\` to the receiver's clock.
+
+| API processes | mutations/s, closed loop (turns) | vs 1 API | round trip p50 / p99 ms | commit → receipt p50 / p99 ms | API event loops, % on a CPU / waiting for one | errors | mutations/s achieved of ${PACED_RATE} (paced) | feed lag p50 / max (paced) | commit → receipt p50 / p99 ms (paced) | failed (paced) |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+${rows.join("\n")}
+
+**On this 2-core machine the ratio shows overhead, not speed-up**: every API process, both dispatchers of each cluster, PostgreSQL, Redis, wrk and the receiver share the same two cores. ${reading} What scaling out buys shows on machines of their own.
+`;
+const file = join(import.meta.dir, "results/scale-out.md");
+writeFileSync(file, text);
+// The results are part of the tree, which the gate keeps formatted (tables padded).
+Bun.spawnSync([join(import.meta.dir, "../node_modules/.bin/biome"), "format", "--write", file], {
+  stdout: "ignore",
+});
+console.log(text);
