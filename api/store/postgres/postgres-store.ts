@@ -23,6 +23,13 @@ import { settleFeedPartitions } from "./settle-feed-partitions.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
+/**
+ * How long a unit of work waits for a row lock before it fails and is run again (55P03 is
+ * retryable): units that lock the same rows in opposite orders (upserts of overlapping keys in
+ * different orders) otherwise wait for the server's deadlock check, a second each by default.
+ */
+const LOCK_TIMEOUT = "SET LOCAL lock_timeout = '200ms'";
+
 export interface PostgresStoreOptions {
   /** Connections in the pool (default 10): units of work under way at once, reads included. */
   maxConnections?: number;
@@ -92,6 +99,7 @@ function createPostgresStore(
   const attempt = async <T>(work: (tx: StoreWriter) => Promise<T>, watch: FailureWatch): Promise<T> => {
     const done = await sql.begin("isolation level serializable", async (tx) => {
       const runner = createRunner(tx, watch);
+      await runner.run(LOCK_TIMEOUT);
       const lookup = schemas.unit(runner);
       const session = createPostgresSession(runner, lookup, [] as ChangeEntry[], feedPartitions);
       const value = await work(session.store);

@@ -7,6 +7,8 @@ import { ConflictError, ValidationError } from "../../errors.ts";
 
 const SERIALIZATION_FAILURE = "40001";
 const DEADLOCK_DETECTED = "40P01";
+/** A lock not granted within the unit of work's lock_timeout (api/store/postgres/postgres-store.ts). */
+const LOCK_NOT_AVAILABLE = "55P03";
 const UNIQUE_VIOLATION = "23505";
 /** A character the encoding cannot hold: in UTF-8, only U+0000 reaches it from a JavaScript string. */
 const UNTRANSLATABLE_CHARACTER = "22021";
@@ -32,12 +34,13 @@ const CATALOGUE_RACES = new Set(["42P07", "42710", "42P06"]);
 
 /**
  * True for a failure that running the unit of work again may clear: a serialization failure, a
- * deadlock, or a catalogue race (above). The engine's DDL always says IF (NOT) EXISTS, so a
+ * deadlock, a lock waited for too long, or a catalogue race (above). The engine's DDL always says IF (NOT) EXISTS, so a
  * duplicate object is never a mistake of its own that a retry would repeat forever.
  */
 export function isRetryable(error: unknown): boolean {
   const state = sqlState(error);
-  if (state === SERIALIZATION_FAILURE || state === DEADLOCK_DETECTED) return true;
+  if (state === SERIALIZATION_FAILURE || state === DEADLOCK_DETECTED || state === LOCK_NOT_AVAILABLE)
+    return true;
   if (state !== null && CATALOGUE_RACES.has(state)) return true;
   return state === UNIQUE_VIOLATION && (error as ServerError).schema === "pg_catalog";
 }

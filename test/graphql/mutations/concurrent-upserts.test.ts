@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createTestApp, type ProvisionedTenant, TEST_JWT_SECRET, type TestApp } from "../../support/app.ts";
 import { changeLog } from "../../support/graphql.ts";
-import { testEngine } from "../../support/test-store.ts";
 
 let t: TestApp;
 let acme: ProvisionedTenant;
@@ -22,45 +21,39 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-// KNOWN FAILURE on PostgreSQL, skipped there until fixed in the engine: the four workers' SERIALIZABLE units of
-// work on overlapping keys do not finish their 15 rounds within the minute (retries under contention).
-test.skipIf(testEngine() === "postgres")(
-  "parallel upserts of overlapping keys from several processes make exactly one record per key, each change logged once",
-  async () => {
-    const keys = Array.from({ length: 12 }, (_, i) => `key-${i}`);
-    const shuffled = () => [...keys].sort(() => Math.random() - 0.5).join(",");
-    const env = {
-      ...process.env,
-      ...t.storeEnv,
-      REDIS_URL: t.redis.url,
-      JWT_SECRET: TEST_JWT_SECRET,
-      LOG_LEVEL: "silent",
-    };
-    const workers = Array.from({ length: 4 }, () =>
-      Bun.spawn([process.execPath, "test/support/upsert-worker.ts", acme.adminToken, shuffled(), "15"], {
-        env,
-        stdout: "pipe",
-        stderr: "inherit",
-      }),
-    );
-    const succeeded = await Promise.all(
-      workers.map(async (worker) => Number((await new Response(worker.stdout).text()).trim())),
-    );
-    expect(await Promise.all(workers.map((worker) => worker.exited))).toEqual([0, 0, 0, 0]);
-    expect(succeeded).toEqual([15, 15, 15, 15]);
+test("parallel upserts of overlapping keys from several processes make exactly one record per key, each change logged once", async () => {
+  const keys = Array.from({ length: 12 }, (_, i) => `key-${i}`);
+  const shuffled = () => [...keys].sort(() => Math.random() - 0.5).join(",");
+  const env = {
+    ...process.env,
+    ...t.storeEnv,
+    REDIS_URL: t.redis.url,
+    JWT_SECRET: TEST_JWT_SECRET,
+    LOG_LEVEL: "silent",
+  };
+  const workers = Array.from({ length: 4 }, () =>
+    Bun.spawn([process.execPath, "test/support/upsert-worker.ts", acme.adminToken, shuffled(), "15"], {
+      env,
+      stdout: "pipe",
+      stderr: "inherit",
+    }),
+  );
+  const succeeded = await Promise.all(
+    workers.map(async (worker) => Number((await new Response(worker.stdout).text()).trim())),
+  );
+  expect(await Promise.all(workers.map((worker) => worker.exited))).toEqual([0, 0, 0, 0]);
+  expect(succeeded).toEqual([15, 15, 15, 15]);
 
-    const log = (await changeLog(t, acme.tenant.id)).filter(
-      (entry) => entry.objectName === "CustomExternalObject",
-    );
-    const inserts = log.filter((entry) => entry.operation === "INSERT");
-    expect(inserts.map((entry) => entry.after?.ExternalId).sort()).toEqual([...keys].sort());
-    const uids = new Set(log.map((entry) => entry.uid));
-    expect(uids.size).toBe(keys.length);
-    // Every logged UPDATE really changed the note, and no mutation logged one record twice.
-    for (const entry of log.filter((e) => e.operation === "UPDATE"))
-      expect(entry.before?.Note).not.toBe(entry.after?.Note);
-    const perMutation = new Set(log.map((entry) => `${entry.mutationId}/${entry.uid}`));
-    expect(perMutation.size).toBe(log.length);
-  },
-  60_000,
-);
+  const log = (await changeLog(t, acme.tenant.id)).filter(
+    (entry) => entry.objectName === "CustomExternalObject",
+  );
+  const inserts = log.filter((entry) => entry.operation === "INSERT");
+  expect(inserts.map((entry) => entry.after?.ExternalId).sort()).toEqual([...keys].sort());
+  const uids = new Set(log.map((entry) => entry.uid));
+  expect(uids.size).toBe(keys.length);
+  // Every logged UPDATE really changed the note, and no mutation logged one record twice.
+  for (const entry of log.filter((e) => e.operation === "UPDATE"))
+    expect(entry.before?.Note).not.toBe(entry.after?.Note);
+  const perMutation = new Set(log.map((entry) => `${entry.mutationId}/${entry.uid}`));
+  expect(perMutation.size).toBe(log.length);
+}, 60_000);
