@@ -23,18 +23,18 @@ import { settleFeedPartitions } from "./settle-feed-partitions.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
-/**
- * How long a unit of work waits for a row lock before it fails and is run again (55P03 is
- * retryable): units that lock the same rows in opposite orders (upserts of overlapping keys in
- * different orders) otherwise wait for the server's deadlock check, a second each by default.
- */
-const LOCK_TIMEOUT = "SET LOCAL lock_timeout = '200ms'";
-
 export interface PostgresStoreOptions {
   /** Connections in the pool (default 10): units of work under way at once, reads included. */
   maxConnections?: number;
   /** How units of work that fail to serialize are run again (default: DEFAULT_RETRY). */
   retry?: RetryPolicy;
+  /**
+   * How long a unit of work waits for a row lock before it fails and is run again, ms (default
+   * 200; 55P03 is retryable): units that lock the same rows in opposite orders (upserts of
+   * overlapping keys in different orders) would otherwise wait for the server's deadlock check, a
+   * second each by default. Tests that stall a unit on purpose raise it.
+   */
+  lockTimeoutMs?: number;
   /**
    * The change log's partitions a new store gets (default 16); for a store that has them already,
    * the count it must have (settle-feed-partitions.ts). Unset: whatever the store has.
@@ -58,7 +58,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
  */
 export async function postgresStoreOn(
   engine: PostgresEngine,
-  options: Pick<PostgresStoreOptions, "retry" | "feedPartitions"> = {},
+  options: Pick<PostgresStoreOptions, "retry" | "feedPartitions" | "lockTimeoutMs"> = {},
 ): Promise<Store> {
   try {
     const feedPartitions = await settleFeedPartitions(engine.sql, options.feedPartitions);
@@ -73,10 +73,11 @@ export async function postgresStoreOn(
 function createPostgresStore(
   engine: PostgresEngine,
   feedPartitions: number,
-  options: Pick<PostgresStoreOptions, "retry">,
+  options: Pick<PostgresStoreOptions, "retry" | "lockTimeoutMs">,
 ): Store {
   const { sql } = engine;
   const policy = options.retry ?? DEFAULT_RETRY;
+  const lockTimeout = `SET LOCAL lock_timeout = ${Math.max(1, Math.round(options.lockTimeoutMs ?? 200))}`;
   const schemas = createTenantSchemas();
   const pool = createRunner(sql);
   const reads = createPostgresSession(pool, schemas.reader(pool), null, feedPartitions).store;
@@ -99,7 +100,7 @@ function createPostgresStore(
   const attempt = async <T>(work: (tx: StoreWriter) => Promise<T>, watch: FailureWatch): Promise<T> => {
     const done = await sql.begin("isolation level serializable", async (tx) => {
       const runner = createRunner(tx, watch);
-      await runner.run(LOCK_TIMEOUT);
+      await runner.run(lockTimeout);
       const lookup = schemas.unit(runner);
       const session = createPostgresSession(runner, lookup, [] as ChangeEntry[], feedPartitions);
       const value = await work(session.store);

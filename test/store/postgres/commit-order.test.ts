@@ -20,7 +20,8 @@ let database: TestDatabase;
 let store: Store;
 beforeAll(async () => {
   database = await createTestDatabase("commit order");
-  store = await openPostgresStore(database.url);
+  // Its units stall behind a row lock on purpose, as long as the test takes.
+  store = await openPostgresStore(database.url, { lockTimeoutMs: 60_000 });
 });
 afterAll(async () => {
   await store?.close();
