@@ -5,18 +5,13 @@
  * private PostgreSQL (private-postgres.ts) starts only when a test asks for a
  * database; its stop is here too, so it ends with the run.
  */
-import { afterAll, setDefaultTimeout } from "bun:test";
+import { afterAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPrivateRedis } from "../../scripts/private-redis.ts";
 import { killTestPostgres, stopTestPostgres } from "./private-postgres.ts";
 import { removeAllTempDirs } from "./temp-dirs.ts";
-
-// Every test and hook of the run may take 20 s (bun's default is 5 s; bunfig.toml has no such key):
-// the first test that asks for a database starts the private cluster, seconds on a busy machine.
-// A test that must be quick says so with its own bound, never with this one.
-setDefaultTimeout(20_000);
 
 const dir = mkdtempSync(join(tmpdir(), "tds-test-redis-"));
 const redis = await startPrivateRedis(dir);
