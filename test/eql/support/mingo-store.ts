@@ -1,11 +1,16 @@
 /**
  * MongoDB's stand-in for the differential tests, where no MongoDB server can run: records encoded
- * by the MongoDB record codec into documents of the engine's shape (one shared collection, each
- * document `{_id, t: tenant, o: object, d: values}`), passed through the driver's own BSON
- * serializer and back (what a read returns: int32 and int64 come back as numbers, Decimal128 as
- * itself), and pipelines run by mingo, an independent interpreter of MongoDB's query language.
- * A second tenant holds the same UIDs with other values (each record gets the next one's), so a
- * pipeline that forgets the tenant in a lookup or a sub-query reads wrong values and mismatches.
+ * by the MongoDB record codec into documents of the engine's shape (`{_id, t: tenant, o: object,
+ * d: values}`), passed through the driver's own BSON serializer and back (what a read returns:
+ * int32 and int64 come back as numbers, Decimal128 as itself), and pipelines run by mingo, an
+ * independent interpreter of MongoDB's query language.
+ *
+ * Each object's records are in a collection of their own, after decoys holding every record's UID
+ * with values of their own (generated as the records are, from other seeds): the same object's
+ * record in another tenant, and this tenant's record of an object the catalogue does not have. A pipeline that forgets the
+ * tenant or the object in a lookup or a sub-query reads a decoy and mismatches, as it would in a
+ * collection shared by every object; one collection per object keeps what mingo scans for each
+ * lookup small (it caches no sub-pipeline, the server's planner would use indexes).
  */
 import { Aggregator } from "mingo";
 import { BSON, type Document } from "mongodb";
@@ -13,25 +18,33 @@ import type { ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
 import type { MqlLayout } from "../../../api/store/mongodb/query/mql-layout.ts";
 import { encodeFields } from "../../../api/store/mongodb/record-codec.ts";
+import { generateRecords } from "./generate-records.ts";
+import { createRandom } from "./prng.ts";
 import { testObject } from "./test-catalogue.ts";
 
 const TENANT = "t1";
 const DECOY_TENANT = "t2";
-const COLLECTION = "records";
+const DECOY_OBJECT = { name: "Decoys" };
+const DECOY_SEED = 991;
 
-/** The shared collection's layout, as the compiler sees it. */
+/** The collections' layout, as the compiler sees it. */
 export const TEST_LAYOUT: MqlLayout = {
-  collection: () => COLLECTION,
+  collection: (object: ObjectDef) => object.name,
   scope: (object: ObjectDef) => ({ t: TENANT, o: object.name }),
   valuesPath: "d",
   uidPath: "d.uid",
 };
 
-function documentOf(tenant: string, object: ObjectDef, values: RecordValues): Document {
+function documentOf(
+  tenant: string,
+  object: ObjectDef,
+  values: RecordValues,
+  as: Pick<ObjectDef, "name"> = object,
+): Document {
   const document = {
-    _id: `${tenant}/${object.name}/${values.UID}`,
+    _id: `${tenant}/${as.name}/${values.UID}`,
     t: tenant,
-    o: object.name,
+    o: as.name,
     d: encodeFields(object.fields, values),
   };
   return BSON.deserialize(BSON.serialize(document));
@@ -39,29 +52,33 @@ function documentOf(tenant: string, object: ObjectDef, values: RecordValues): Do
 
 /** The documents of the loaded records, and mingo over them. */
 export class MingoStore {
-  private documents: Document[] = [];
+  private readonly collections = new Map<string, Document[]>();
 
-  /** Replaces the collection's documents with `records` (by object name) and the decoy tenant's. */
+  /** Replaces each object's collection with the decoys of its `records`, then the records. */
   load(records: ReadonlyMap<string, readonly RecordValues[]>): void {
-    this.documents = [];
+    this.collections.clear();
     for (const [name, rows] of records) {
       const object = testObject(name);
-      rows.forEach((row, i) => {
-        this.documents.push(documentOf(TENANT, object, row));
-        const other = rows[(i + 1) % rows.length] as RecordValues;
-        this.documents.push(documentOf(DECOY_TENANT, object, { ...other, UID: row.UID ?? null }));
-      });
+      const uids = rows.map((row) => String(row.UID));
+      const decoys = (seed: number) => generateRecords(object, uids, createRandom(seed));
+      this.collections.set(name, [
+        ...decoys(DECOY_SEED).map((values) => documentOf(DECOY_TENANT, object, values)),
+        ...decoys(DECOY_SEED + 1).map((values) => documentOf(TENANT, object, values, DECOY_OBJECT)),
+        ...rows.map((row) => documentOf(TENANT, object, row)),
+      ]);
     }
   }
 
   /** Every document, as loaded (for checks of what the codec wrote). */
-  all(): readonly Document[] {
-    return this.documents;
+  all(): Document[] {
+    return [...this.collections.values()].flat();
   }
 
-  /** Runs `pipeline` on the collection (`collection.aggregate`). */
-  aggregate(pipeline: Document[]): Document[] {
-    return this.aggregator(pipeline).run(this.documents) as Document[];
+  /** Runs `pipeline` on the collection of `object` (`collection.aggregate`). */
+  aggregate(object: ObjectDef, pipeline: Document[]): Document[] {
+    return this.aggregator(pipeline).run(
+      this.collections.get(TEST_LAYOUT.collection(object)) ?? [],
+    ) as Document[];
   }
 
   /** Runs `pipeline` on the database (`db.aggregate`: it starts with `$documents`). */
@@ -71,7 +88,7 @@ export class MingoStore {
 
   private aggregator(pipeline: Document[]): Aggregator {
     return new Aggregator(pipeline, {
-      collectionResolver: (name: string) => (name === COLLECTION ? this.documents : []),
+      collectionResolver: (name: string) => this.collections.get(name) ?? [],
     });
   }
 }
