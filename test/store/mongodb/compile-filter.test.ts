@@ -104,7 +104,7 @@ describe("three-valued logic in query documents", () => {
     const pipeline = pipelineOf("Owner.Name == 'a' OR Owner.Score > 1");
     const lookups = pipeline.filter((stage) => stage.$lookup);
     expect(lookups).toEqual([
-      { $lookup: { from: "records", localField: "d.owner", foreignField: "d.uid", as: "_eql_j1" } },
+      { $lookup: { from: "Owners", localField: "d.owner", foreignField: "d.uid", as: "_eql_j1" } },
     ]);
     expect(pipeline[2]).toEqual({
       $set: {
