@@ -39,7 +39,7 @@ interface Counts {
 }
 
 const uidOf = (object: ObjectDef) => findField(object, "UID") as FieldDef;
-const uidsOf = (documents: Document[]) => documents.map((document) => String((document.d as Document).uid));
+const uidsOf = (documents: Document[]) => documents.map((document) => String(document.u));
 
 function mingoEngine(store: MingoStore, counts: Counts): DifferentialEngine {
   let data = dataOf(new Map());
@@ -61,8 +61,8 @@ function mingoEngine(store: MingoStore, counts: Counts): DifferentialEngine {
     load: (records) => {
       store.load(records);
       data = dataOf(records as Map<string, RecordValues[]>, store.all());
-      // The join's and the probes' equalities rely on every record document holding its UID.
-      expect(data.documents.every((document) => typeof (document.d as Document).uid === "string")).toBe(true);
+      // The joins' equalities rely on every record document holding its UID.
+      expect(data.documents.every((document) => typeof document.u === "string")).toBe(true);
     },
     divergence: (object, filter, now) =>
       divergenceOf(

@@ -23,10 +23,10 @@ import type { RecordValues } from "../../api/model/record-values.ts";
 import { readSortKey } from "../../api/store/mongodb/query/keyset.ts";
 import { listPipeline, relatedPipeline } from "../../api/store/mongodb/query/list-pipeline.ts";
 import { JOINED_FIELD } from "../../api/store/mongodb/query/mql-layout.ts";
-import { decodeFields, valueKey } from "../../api/store/mongodb/record-codec.ts";
+import { valueKey } from "../../api/store/mongodb/record-codec.ts";
 import { FilterGenerator } from "./support/generate-filter.ts";
 import { divergenceOf, report } from "./support/mingo-divergences.ts";
-import { MingoStore, TEST_LAYOUT } from "./support/mingo-store.ts";
+import { MingoStore, TEST_LAYOUT, valuesOf } from "./support/mingo-store.ts";
 import { createRandom, type Random } from "./support/prng.ts";
 import { contextOf, type Data, dataOf, generated, sortRows } from "./support/seed-data.ts";
 import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
@@ -38,7 +38,7 @@ const RELATED = Number(process.env.RELATED_COUNT ?? 200);
 const OFFSET_EVERY = 4;
 
 const uidOf = (object: ObjectDef) => findField(object, "UID") as FieldDef;
-const uidsOf = (documents: Document[]) => documents.map((document) => String((document.d as Document).uid));
+const uidsOf = (documents: Document[]) => documents.map((document) => String(document.u));
 
 /** Paths an order may name on `object`: its fields but multipicklists, and lookups `depth` references deep. */
 function orderPaths(object: ObjectDef, depth: number, prefix = ""): string[] {
@@ -150,17 +150,17 @@ describe.each(SEEDS)("seed %d", (seed) => {
       for (let page = 0; page <= rows.length; page++) {
         const documents = store.aggregate(object, listPipeline(object, query(after, 0), TEST_LAYOUT));
         for (const document of documents) {
-          const values = decodeFields(c.fields, document.d as Document);
+          const values = valuesOf(c.fields, document);
           const uid = String(values.UID);
           byKeyset.push(uid);
           const record = data.byUid.get(object.name)?.get(uid) ?? null;
-          if (JSON.stringify(values) !== JSON.stringify(pick(record, c.fields)))
+          if (!Bun.deepEquals(values, pick(record, c.fields)))
             wrong.push(`#${i} ${uid}: read ${JSON.stringify(values)}`);
           if (reference) {
             const joined = (document[JOINED_FIELD] as Document)[valueKey(reference)] as Document | null;
             const target = data.byUid.get("Owners")?.get(String(record?.Owner)) ?? null;
-            const read = joined === null ? null : decodeFields(ownerFields, joined);
-            if (JSON.stringify(read) !== JSON.stringify(pick(target, ownerFields)))
+            const read = joined === null ? null : valuesOf(ownerFields, joined);
+            if (!Bun.deepEquals(read, pick(target, ownerFields)))
               wrong.push(`#${i} ${uid}: joined ${JSON.stringify(read)}`);
           }
         }
@@ -214,7 +214,7 @@ describe.each(SEEDS)("seed %d", (seed) => {
       run++;
       const got = new Map<string, string[]>();
       for (const document of store.aggregateDatabase(pipeline)) {
-        const values = decodeFields([...c.fields, reference], document.d as Document);
+        const values = valuesOf([...c.fields, reference], document);
         const parent = String(values[reference.name]);
         got.set(parent, [...(got.get(parent) ?? []), String(values.UID)]);
       }

@@ -14,6 +14,7 @@ import type { RecordValues } from "../../../api/model/record-values.ts";
 import { comparableKey } from "../../../api/store/mongodb/record-codec.ts";
 import { TEST_LAYOUT } from "./mingo-store.ts";
 import { type Compare, type Data, read, sortRows } from "./seed-data.ts";
+import { testObject } from "./test-catalogue.ts";
 
 /** Sign of a code-point comparison (the server: UTF-8 bytes under the simple collation; EQL). */
 const codePointSign = (a: string, b: string) => Math.sign(compareValues(a, b));
@@ -71,7 +72,7 @@ const isFieldPath = (operand: unknown): operand is string =>
  * Operands never null: the UID path every record document holds (checked on load), and `$$parent`,
  * which `relatedPipeline` binds to each parent UID the caller gives (strings).
  */
-const NEVER_NULL = new Set([`${TEST_LAYOUT.valuesPath}.uid`, "$parent"]);
+const NEVER_NULL = new Set([TEST_LAYOUT.uidPath, "$parent"]);
 
 /**
  * True when some `$expr` comparison could see a null or missing operand: an ordering one with a side
@@ -156,12 +157,18 @@ const DIVERGENCES: readonly Divergence[] = [
 // them (int32 and int64 as numbers), and the compiler never compares a Decimal128 (decimals are
 // compared and sorted through their double shadow), so no case depends on it.
 
-const missingIn = (data: Data, term: OrderTerm) =>
-  data.documents.some(
+/** Some document of the term's object has no value at all (not even null) at the term's own path. */
+function missingIn(data: Data, term: OrderTerm): boolean {
+  const { field } = term.operand;
+  const objectId = testObject(field.objectName).id;
+  return data.documents.some(
     (document) =>
-      document.o === term.operand.field.objectName &&
-      !(comparableKey(term.operand.field) in ((document.d as Document) ?? {})),
+      document.o === objectId &&
+      (field.type === "id"
+        ? document[TEST_LAYOUT.uidPath] === undefined
+        : !(comparableKey(field) in ((document.d as Document | undefined) ?? {}))),
   );
+}
 
 export function divergenceOf(check: (divergence: Divergence) => boolean): string | null {
   return DIVERGENCES.find(check)?.name ?? null;

@@ -1,53 +1,66 @@
 /**
  * MongoDB's stand-in for the differential tests, where no MongoDB server can run: records encoded
- * by the MongoDB record codec into documents of the engine's shape (`{_id, t: tenant, o: object,
- * d: values}`), passed through the driver's own BSON serializer and back (what a read returns:
- * int32 and int64 come back as numbers, Decimal128 as itself), and pipelines run by mingo, an
- * independent interpreter of MongoDB's query language.
+ * by the MongoDB record codec into documents of the engine's shape (common/store/mongodb/layout.ts:
+ * `{_id, t: tenant, o: object id, u: UID, d: values}`, the UID only in `u`), passed through the
+ * driver's own BSON serializer and back (what a read returns: int32 and int64 come back as
+ * numbers, Decimal128 as itself), and pipelines run by mingo, an independent interpreter of
+ * MongoDB's query language.
  *
  * Each object's records are in a collection of their own, after decoys holding every record's UID
  * with values of their own (generated as the records are, from other seeds): the same object's
- * record in another tenant, and this tenant's record of an object the catalogue does not have. A pipeline that forgets the
- * tenant or the object in a lookup or a sub-query reads a decoy and mismatches, as it would in a
- * collection shared by every object; one collection per object keeps what mingo scans for each
- * lookup small (it caches no sub-pipeline, the server's planner would use indexes).
+ * record in another tenant, and this tenant's record of an object the catalogue does not have. A
+ * pipeline that forgets the tenant or the object in a lookup or a sub-query reads a decoy and
+ * mismatches, as it would in the engine's collections shared by objects; one collection per
+ * object keeps what mingo scans for each lookup small (it caches no sub-pipeline and has no index).
  */
 import { Aggregator } from "mingo";
 import { BSON, type Document } from "mongodb";
-import type { ObjectDef } from "../../../api/model/catalogue.ts";
+import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
 import type { MqlLayout } from "../../../api/store/mongodb/query/mql-layout.ts";
-import { encodeFields } from "../../../api/store/mongodb/record-codec.ts";
+import { decodeFields, encodeFields } from "../../../api/store/mongodb/record-codec.ts";
 import { generateRecords } from "./generate-records.ts";
 import { createRandom } from "./prng.ts";
 import { testObject } from "./test-catalogue.ts";
 
 const TENANT = "t1";
 const DECOY_TENANT = "t2";
-const DECOY_OBJECT = { name: "Decoys" };
+const DECOY_OBJECT = { id: "decoy-object-id" };
 const DECOY_SEED = 991;
 
 /** The collections' layout, as the compiler sees it. */
 export const TEST_LAYOUT: MqlLayout = {
   collection: (object: ObjectDef) => object.name,
-  scope: (object: ObjectDef) => ({ t: TENANT, o: object.name }),
+  scope: (object: ObjectDef) => ({ t: TENANT, o: object.id }),
   valuesPath: "d",
-  uidPath: "d.uid",
+  uidPath: "u",
 };
 
 function documentOf(
   tenant: string,
   object: ObjectDef,
   values: RecordValues,
-  as: Pick<ObjectDef, "name"> = object,
+  as: Pick<ObjectDef, "id"> = object,
 ): Document {
+  const fields = object.fields.filter((field) => field.type !== "id");
   const document = {
-    _id: `${tenant}/${as.name}/${values.UID}`,
+    _id: `${tenant}/${as.id}/${values.UID}`,
     t: tenant,
-    o: as.name,
-    d: encodeFields(object.fields, values),
+    o: as.id,
+    u: values.UID,
+    d: encodeFields(fields, values),
   };
   return BSON.deserialize(BSON.serialize(document));
+}
+
+/** The record values of `fields` a record document holds (the UID from `u`, the rest from `d`). */
+export function valuesOf(fields: readonly FieldDef[], document: Document): RecordValues {
+  const values = decodeFields(
+    fields.filter((field) => field.type !== "id"),
+    document.d as Document | undefined,
+  );
+  for (const field of fields) if (field.type === "id") values[field.name] = document.u ?? null;
+  return values;
 }
 
 /** The documents of the loaded records, and mingo over them. */

@@ -101,31 +101,36 @@ describe("three-valued logic in query documents", () => {
   });
 
   test("a lookup path is joined once, on the UID alone, keeping this tenant's record of the target", () => {
-    const pipeline = pipelineOf("Owner.Name == 'a' OR Owner.Score > 1");
-    const lookups = pipeline.filter((stage) => stage.$lookup);
-    expect(lookups).toEqual([
-      { $lookup: { from: "Owners", localField: "d.owner", foreignField: "d.uid", as: "_eql_j1" } },
+    const owners = testObject("Owners");
+    const pipeline = pipelineOf("Owner.Name == 'a' OR Owner.Score > 1 OR Owner.UID == 'owner-01'");
+    expect(pipeline.filter((stage) => stage.$lookup)).toEqual([
+      { $lookup: { from: "Owners", localField: "d.owner", foreignField: "u", as: "_eql_j1" } },
     ]);
+    const inScope = [
+      { $eq: ["$$joined.t", { $literal: "t1" }] },
+      { $eq: ["$$joined.o", { $literal: owners.id }] },
+    ];
     expect(pipeline[2]).toEqual({
       $set: {
         _eql_j1: {
-          $arrayElemAt: [
-            {
-              $filter: {
-                input: "$_eql_j1",
-                as: "joined",
-                cond: {
-                  $and: [
-                    { $eq: ["$$joined.t", { $literal: "t1" }] },
-                    { $eq: ["$$joined.o", { $literal: "Owners" }] },
-                  ],
-                },
-              },
-            },
-            0,
-          ],
+          $arrayElemAt: [{ $filter: { input: "$_eql_j1", as: "joined", cond: { $and: inScope } } }, 0],
         },
       },
+    });
+    expect(pipeline[3]).toEqual({
+      $match: {
+        $or: [
+          { "_eql_j1.d.name": { $eq: "a" } },
+          { "_eql_j1.d.score": { $gt: 1 } },
+          { "_eql_j1.u": { $eq: "owner-01" } },
+        ],
+      },
+    });
+  });
+
+  test("a record's UID is read at the layout's UID path (indexed with the scope), not among its values", () => {
+    expect(matchOf("UID > 'thing-05' AND OwnerId == 'owner-01'")).toEqual({
+      $and: [{ u: { $gt: "thing-05" } }, { "d.owner": { $eq: "owner-01" } }],
     });
   });
 

@@ -52,23 +52,26 @@ function select(
   return { scope, stages, keyPaths };
 }
 
-/** Keeps only the record fields read (all when absent), the sort keys and the joined lookups. */
+/** Keeps the UID, only the record fields read (all when absent), the sort keys and the joined lookups. */
 function projection(scope: MqlScope, fields: readonly FieldDef[] | undefined, extra: string[]): Document {
-  const { valuesPath } = scope.layout;
-  const kept: Document = { _id: 1 };
+  const { valuesPath, uidPath } = scope.layout;
+  const kept: Document = { _id: 1, [uidPath]: 1 };
   if (fields) for (const field of fields) kept[`${valuesPath}.${valueKey(field)}`] = 1;
   else kept[valuesPath] = 1;
   for (const name of extra) kept[name] = 1;
   return { $project: kept };
 }
 
-/** Stages putting each to-one lookup's target values (or null) under `JOINED_FIELD.<reference key>`. */
+/**
+ * Stages putting each to-one lookup's target under `JOINED_FIELD.<reference key>`: its document's
+ * UID and values (as a listed record's), or null when the reference is empty or dangles.
+ */
 function joinedLookups(scope: MqlScope, lookups: ListQuery["lookups"]): Document[] {
   if (!lookups || lookups.length === 0) return [];
   const joined: Document = {};
   for (const { reference, target } of lookups) {
     const base = scope.baseOf({ hops: [{ reference, target }] });
-    joined[valueKey(reference)] = { $ifNull: [`$${base}.${scope.layout.valuesPath}`, null] };
+    joined[valueKey(reference)] = { $ifNull: [`$${base}`, null] };
   }
   return [{ $set: { [JOINED_FIELD]: joined } }];
 }

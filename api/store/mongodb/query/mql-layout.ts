@@ -12,9 +12,10 @@ export interface MqlLayout {
   /** The path of the sub-document holding a record's values (record-codec.ts), e.g. `"d"`. */
   valuesPath: string;
   /**
-   * The path of a record document's UID that an index serves on its own (`_id` when the engine
-   * makes the UID the `_id`, or the UID's value path with an index of its own). Lookup paths join
-   * on it with `localField`/`foreignField`, the `$lookup` the server runs as an index or hash join.
+   * The path of a record document's UID (e.g. `u`). The compiler reads a record's UID there
+   * (filters, orders and keysets on UID, the last key of every order: an index `{scope…, uid}`
+   * serves them) and joins lookup paths on it alone: an index on this path by itself must exist,
+   * or each join scans the collection.
    */
   uidPath: string;
 }

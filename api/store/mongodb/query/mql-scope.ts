@@ -5,7 +5,8 @@
  * temporaries. Lookup paths are joined in the pipeline, not resolved beforehand into lists of
  * UIDs: an order by `Region.Name` needs the joined value per record anyway, a join reads one
  * target per record through the target's UID index, and a pre-resolved `Region.Name != 'x'` would
- * be a list of nearly every region.
+ * be a list of nearly every region. A record's UID is read at the layout's `uidPath` (indexed),
+ * every other field in the values sub-document.
  */
 import type { Document } from "mongodb";
 import type { FieldOperand } from "../../../eql/checked-filter.ts";
@@ -66,15 +67,21 @@ export class MqlScope {
     return base;
   }
 
-  /** The path EQL compares and orders an operand by (a decimal's shadow), through its joins. */
+  /** The path EQL compares and orders an operand by (a decimal's shadow, a UID's path), through its joins. */
   comparablePath(operand: FieldOperand): string {
-    return this.fieldPath(this.baseOf(operand), comparableKey(operand.field));
+    const base = this.baseOf(operand);
+    if (operand.field.type === "id") return base ? `${base}.${this.layout.uidPath}` : this.layout.uidPath;
+    return this.fieldPath(base, comparableKey(operand.field));
   }
 
   /**
    * `$lookup` of the `target` record whose UID is at `referencePath`, left at `as` (absent when
-   * none). The join matches the UID alone (an index or hash join on `uidPath`), then keeps the
-   * match that is this tenant's record of `target`: a UID of another tenant or object is never read.
+   * none). The join matches the UID alone, `localField`/`foreignField` on `uidPath`: the form the
+   * server runs as an index (or hash) join, without a sub-pipeline per record. It then keeps only
+   * this tenant's record of `target` among the matches, so another tenant's or object's record with
+   * the same UID is never read. Not a `let` + `$expr` sub-pipeline (one per record), and not
+   * `localField`/`foreignField` with a `pipeline` (mingo runs that form wrongly, see
+   * test/eql/support/mingo-divergences.ts), which the server would run as well.
    */
   private joinStages(referencePath: string, target: ObjectDef, as: string): Document[] {
     const lookup = {
