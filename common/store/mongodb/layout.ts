@@ -67,6 +67,12 @@ const recordIndexes: readonly IndexLayout[] = [
     serves:
       "filters and lookups on any field, custom fields included, without an index per field (compound wildcard, MongoDB 7.0+)",
   },
+  {
+    name: "record_by_uid",
+    keys: { u: 1 },
+    serves:
+      "the $lookup of a reference path, which joins on the UID alone (then keeps the tenant's record of the target object)",
+  },
 ];
 
 /** Every collection of the engine, in the order ensure-layout.ts creates them. */
