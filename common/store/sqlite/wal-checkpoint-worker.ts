@@ -5,9 +5,13 @@
  * so the process's writer commits without ever running a checkpoint (and
  * its fsync) itself. While writes go on without a pause the WAL is never
  * wholly copied at the moment a write begins, which is when SQLite starts it
- * over; so past `restartPages` a RESTART checkpoint waits for the writer's
- * transaction to end, copies the little the passive ones left, and has the
- * next write start the WAL over (the writer waits meanwhile, on a timer).
+ * over; so past `restartPages` a RESTART checkpoint is tried, once, without
+ * waiting: when it gets the write lock between two commits and no reader is
+ * in the WAL, it copies the little the passive ones left and has the next
+ * write start the WAL over (the writer waits meanwhile, on a timer); else it
+ * gives up at once and is tried at the next tick. (Waiting for readers would
+ * hold the write lock meanwhile: a RESTART that waited up to 200 ms put 250 ms
+ * on the p99 of single inserts.)
  * Says "stopped" once its connection is closed.
  */
 import { Database } from "bun:sqlite";
@@ -34,8 +38,8 @@ self.onmessage = (event: MessageEvent<Start | "stop">) => {
   const { path, everyMs, restartPages } = event.data;
   const own = new Database(path, { strict: true });
   db = own;
-  // A RESTART waits this long for the writer (SQLite's busy handler, asleep on this thread only).
-  own.run("PRAGMA busy_timeout = 200");
+  // Never wait for a lock: a checkpoint that meets one gives up and is tried at the next tick.
+  own.run("PRAGMA busy_timeout = 0");
   const checkpoint = own.query<{ busy: number; log: number; checkpointed: number }, []>(
     "PRAGMA wal_checkpoint(PASSIVE)",
   );
@@ -45,7 +49,7 @@ self.onmessage = (event: MessageEvent<Start | "stop">) => {
       const done = checkpoint.get();
       if (done && done.log > restartPages) restart.get();
     } catch {
-      // Busy past the wait, or the file going away at shutdown: the next tick tries again.
+      // Busy, or the file going away at shutdown: the next tick tries again.
     }
   }, everyMs);
 };
