@@ -61,6 +61,18 @@ export const INCOMPLETE_MEMBERS = [
   "insertDeliveries",
   "resetDelivery",
   "pruneDeliveries",
+  // copying a store (api/admin/copy-store.ts)
+  "exportUsers",
+  "exportTokens",
+  "exportCatalogue",
+  "importCatalogue",
+  "exportSequences",
+  "importRecords",
+  "importSequences",
+  "passedByAllReaders",
+  "importChanges",
+  "exportDeliveries",
+  "importDeliveries",
 ] as const satisfies readonly (keyof StoreWriter)[];
 
 export type IncompleteMember = (typeof INCOMPLETE_MEMBERS)[number];

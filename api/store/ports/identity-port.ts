@@ -54,6 +54,16 @@ export interface IdentityReader {
   findToken(tenantId: string, jti: string): Promise<TokenRecord | null>;
   /** The tenant's tokens, oldest first (`createdAt`, then `jti`), revoked ones included. */
   listTokens(tenantId: string): Promise<TokenRecord[]>;
+  /**
+   * Copying a store: a page of the tenant's users in id order (by code point), those after the id
+   * `after` (null: from the first), at most `limit`.
+   */
+  exportUsers(tenantId: string, after: string | null, limit: number): Promise<User[]>;
+  /**
+   * Copying a store: a page of the tenant's tokens in jti order (by code point), revoked ones
+   * included, those after the jti `after` (null: from the first), at most `limit`.
+   */
+  exportTokens(tenantId: string, after: string | null, limit: number): Promise<TokenRecord[]>;
 }
 
 /** Writes of tenants, users and tokens (inside a unit of work). */

@@ -22,6 +22,8 @@ const SQL = {
   userByName: `SELECT ${USER} FROM users WHERE tenant_id = $1 AND lower(username) = lower($2)`,
   token: `SELECT ${TOKEN} FROM tokens WHERE tenant_id = $1 AND jti = $2`,
   tokens: `SELECT ${TOKEN} FROM tokens WHERE tenant_id = $1 ORDER BY created_at, jti`,
+  userPage: `SELECT ${USER} FROM users WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+  tokenPage: `SELECT ${TOKEN} FROM tokens WHERE tenant_id = $1 AND jti > $2 ORDER BY jti LIMIT $3`,
   insertTenant: "INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3) RETURNING storage_no",
   insertUser: `INSERT INTO users (${USER}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   insertToken: `INSERT INTO tokens (${TOKEN}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -43,6 +45,10 @@ export function createIdentitySession(db: Runner, schemas: SchemaLookup): Identi
       first(db.rows<UserRow>(SQL.userByName, [tenantId, username]), toUser),
     findToken: (tenantId, jti) => first(db.rows<TokenRow>(SQL.token, [tenantId, jti]), toToken),
     listTokens: async (tenantId) => (await db.rows<TokenRow>(SQL.tokens, [tenantId])).map(toToken),
+    exportUsers: async (tenantId, after, limit) =>
+      (await db.rows<UserRow>(SQL.userPage, [tenantId, after ?? "", limit])).map(toUser),
+    exportTokens: async (tenantId, after, limit) =>
+      (await db.rows<TokenRow>(SQL.tokenPage, [tenantId, after ?? "", limit])).map(toToken),
 
     async insertTenant(tenant) {
       const [row] = await uniquely(`a tenant named '${tenant.name}' exists already`, () =>
