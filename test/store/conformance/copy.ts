@@ -64,7 +64,8 @@ export function describeCopy(sut: StoreUnderTest): void {
       });
       const exported = await sut.store.exportCatalogue(t.id);
       expect(exported.version).toBe(2);
-      expect(exported.objects.map((o) => [o.object.name, o.object.tracked])).toEqual([
+      // Made in one unit of work, perhaps in one millisecond: in no particular order then.
+      expect(exported.objects.map((o) => [o.object.name, o.object.tracked]).toSorted()).toEqual([
         ["Owners", false],
         ["Things", true],
       ]);
