@@ -22,6 +22,7 @@ export const INCOMPLETE_MEMBERS = [
   "insertUser",
   "insertToken",
   "revokeToken",
+  "revocationVersion",
   // catalogue (the version counter is implemented: counter-session.ts)
   "loadCustomDefinitions",
   "ensureObjectStorage",

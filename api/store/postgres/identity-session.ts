@@ -27,7 +27,13 @@ const SQL = {
   insertTenant: "INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3) RETURNING storage_no",
   insertUser: `INSERT INTO users (${USER}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   insertToken: `INSERT INTO tokens (${TOKEN}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  revokeToken: "UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE tenant_id = $2 AND jti = $3",
+  // The revocation and the version it moves, in one statement.
+  revokeToken: `WITH r AS (UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE tenant_id = $2 AND jti = $3
+      RETURNING 1),
+    v AS (INSERT INTO store_versions (name, version) SELECT 'token_revocations', 1 FROM r
+      ON CONFLICT (name) DO UPDATE SET version = store_versions.version + 1)
+    SELECT count(*)::int AS revoked FROM r`,
+  revocationVersion: "SELECT version FROM store_versions WHERE name = 'token_revocations'",
 };
 
 const first = async <R, T>(rows: Promise<R[]>, map: (row: R) => T): Promise<T | null> => {
@@ -86,6 +92,9 @@ export function createIdentitySession(db: Runner, schemas: SchemaLookup): Identi
         token.revokedAt,
       ]);
     },
-    revokeToken: async (tenantId, jti, at) => (await db.run(SQL.revokeToken, [at, tenantId, jti])) > 0,
+    revokeToken: async (tenantId, jti, at) =>
+      ((await db.rows<{ revoked: number }>(SQL.revokeToken, [at, tenantId, jti]))[0]?.revoked ?? 0) > 0,
+    revocationVersion: async () =>
+      Number((await db.rows<{ version: string }>(SQL.revocationVersion))[0]?.version ?? 0),
   };
 }

@@ -43,6 +43,13 @@ export function createIdentitySession(db: Database): IdentitySession {
     revokeToken: db.query(
       "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE tenant_id = ? AND jti = ?",
     ),
+    revocationVersion: db.query<{ version: number }, []>(
+      "SELECT version FROM store_versions WHERE name = 'token_revocations'",
+    ),
+    bumpRevocations: db.query(
+      `INSERT INTO store_versions (name, version) VALUES ('token_revocations', 1)
+       ON CONFLICT (name) DO UPDATE SET version = version + 1`,
+    ),
   };
 
   // A tenant's storage number never changes once given.
@@ -102,7 +109,12 @@ export function createIdentitySession(db: Database): IdentitySession {
         token.revokedAt,
       );
     },
-    revokeToken: async (tenantId, jti, at) => q.revokeToken.run(at, tenantId, jti).changes > 0,
+    revokeToken: async (tenantId, jti, at) => {
+      const revoked = q.revokeToken.run(at, tenantId, jti).changes > 0;
+      if (revoked) q.bumpRevocations.run();
+      return revoked;
+    },
+    revocationVersion: async () => q.revocationVersion.get()?.version ?? 0,
   };
 }
 

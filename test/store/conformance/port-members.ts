@@ -32,6 +32,7 @@ export const PORT_MEMBERS = {
     revokeToken: true,
     exportUsers: true,
     exportTokens: true,
+    revocationVersion: true,
   } satisfies Members<IdentityReader & IdentityWriter>,
   catalogue: {
     catalogueVersion: true,
