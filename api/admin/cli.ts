@@ -19,6 +19,7 @@ const AdminConfigSchema = ApiConfigSchema.pick({
   MONGODB_URL: true,
   STORE_EXPERIMENTAL: true,
   TOKEN_CACHE_TTL_MS: true,
+  TOKEN_REVOCATION_CHECK_MS: true,
   TENANT_CACHE_SIZE: true,
   CUSTOM_MAX_FIELDS_PER_OBJECT: true,
 });
