@@ -18,13 +18,16 @@
  * was (a failure halfway, or a source that changed meanwhile, writes nothing). Reads of the source
  * go a page at a time, so no table is held in memory whole. The source must be idle (no API
  * process or dispatcher on it): a change committed to it during the copy is noticed (its change
- * log moved) and undoes the copy.
+ * log moved) and undoes the copy. The one write to the source is what an API process does as it
+ * starts: its tenants' standard objects' storage brought up to date (a store last opened by an
+ * older version may lack a column a standard object has gained), so every field can be read.
  */
 import { ConflictError } from "../../common/errors.ts";
 import { parseOrderBy } from "../eql/parse-order-by.ts";
 import { assembleCatalogue } from "../model/assemble-catalogue.ts";
 import type { ObjectDef } from "../model/catalogue.ts";
 import type { FeedCursor } from "../model/record-values.ts";
+import { STANDARD_OBJECTS } from "../model/standard-objects.ts";
 import type { Store, StoreWriter, Tenant } from "../store/store.ts";
 
 /** How many of each kind were copied. */
@@ -89,8 +92,12 @@ export async function copyStore(
 ): Promise<CopyCounts> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
   const progress = options.onProgress ?? (() => undefined);
-  source.refreshReads();
   const tenants = await source.listTenants();
+  await source.unitOfWork(async (tx) => {
+    for (const tenant of tenants)
+      for (const object of STANDARD_OBJECTS) await tx.ensureObjectStorage(tenant.id, object);
+  });
+  source.refreshReads();
   // The source's log and the target's may be kept in different numbers of partitions: each entry
   // goes to its tenant's partition of the target (importChanges), so a tenant's order is kept.
   const partitions = Array.from({ length: source.feedPartitions() }, (_, p) => p);

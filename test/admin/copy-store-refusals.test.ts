@@ -4,6 +4,7 @@
  * halfway through (the whole copy undone), a source written to during the copy (undone), bad
  * arguments; and the source read a page at a time, never a table at once.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { copyStore } from "../../api/admin/copy-store.ts";
@@ -154,6 +155,32 @@ describe("copy-store refuses", () => {
     await expect(runCopyStoreCommand(["--from", sourceDir, "--to", "x", "--page-size", "0"])).rejects.toThrow(
       /--page-size/,
     );
+  });
+});
+
+describe("copy-store brings the source's storage up to date first, as an API start does", () => {
+  test("a standard field's column the source lacks (a store of an older version) is added, and the copy goes through", async () => {
+    const { app, dir, gql } = await sqliteStoreWith("old");
+    const target = makeTempDir("tds-copy-target-");
+    let closed = false;
+    try {
+      expect(
+        (await gql(`mutation { schema { insertRegions(input: {Name: "N", Timezone: "UTC"}) } }`)).errors,
+      ).toBeUndefined();
+      await app.close();
+      closed = true;
+      // As a version before Regions had Timezone's column would have left it.
+      const db = new Database(join(dir, "store.sqlite"));
+      const table = db
+        .query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE name LIKE 't%_regions'")
+        .get();
+      db.run(`ALTER TABLE "${table?.name}" DROP COLUMN "timezone"`);
+      db.close();
+      const lines = await runCopyStoreCommand(["--from", dir, "--to", target]);
+      expect(lines).toContainEqual(expect.stringMatching(/^records +\d+ \(.*Regions 1/));
+    } finally {
+      if (!closed) await app.close();
+    }
   });
 });
 
