@@ -196,7 +196,7 @@ Target: p99 under 100 ms, 0 stale.
   if (start < 0) text = `${text.trimEnd()}\n\n${section}`;
   else {
     const next = text.indexOf("\n## ", start + heading.length);
-    text = `${text.slice(0, start)}${section}${next < 0 ? "" : text.slice(next + 1)}`;
+    text = `${text.slice(0, start)}${section}${next < 0 ? "" : `\n${text.slice(next + 1)}`}`;
   }
   writeFileSync(RESULTS, `${text.trimEnd()}\n`);
 }
