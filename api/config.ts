@@ -25,8 +25,17 @@ export const ApiConfigSchema = z.object({
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default("127.0.0.1")),
   /** HS256 signing secret (≥ 32 characters). Generated into `DATA_DIR/jwt-secret` on first start when unset. */
   JWT_SECRET: z.preprocess(emptyAsUndefined, z.string().min(32, "must be at least 32 characters").optional()),
-  /** How long a token's revocation state is cached per process, in ms. Default 5000. */
+  /**
+   * How long a token's lookup (its revocation state, its user) is cached per process, in ms. A
+   * revocation drops it sooner on every API process (see TOKEN_REVOCATION_CHECK_MS). Default 5000.
+   */
   TOKEN_CACHE_TTL_MS: positiveInt(5000),
+  /**
+   * How often, at most, each API process reads the store's revocation version, in ms, dropping its
+   * cached token lookups when it moved. A revocation reaches the other processes at once over Redis;
+   * this bounds how late one is seen when that message is lost (Redis away). Default 1000.
+   */
+  TOKEN_REVOCATION_CHECK_MS: positiveInt(1000),
   /** How long shutdown waits for in-flight requests before closing connections, in ms. Default 5000. */
   SHUTDOWN_GRACE_MS: positiveInt(5000),
   /** How many tenants' catalogues and GraphQL schemas are kept in memory (least recently used go). Default 1000. */

@@ -12,9 +12,11 @@ import { describeError, type Logger } from "../common/log.ts";
 import { createMetricsRegistry, type Registry } from "../common/metrics.ts";
 import { redisKeys } from "../common/redis-keys.ts";
 import { createApp } from "./app.ts";
+import { withRevocationNotices } from "./auth/auth-service.ts";
 import { countRefusals } from "./auth/rate-limit-metrics.ts";
 import { rateLimitRules } from "./auth/rate-limiter.ts";
 import { createRedisRateLimiter } from "./auth/redis-rate-limiter.ts";
+import { createRevocationBroadcast } from "./auth/revocation-broadcast.ts";
 import type { ApiConfig } from "./config.ts";
 import { createBullDeliveryQueue } from "./feed/bull-delivery-queue.ts";
 import { createCommitBroadcast } from "./feed/commit-broadcast.ts";
@@ -58,6 +60,44 @@ export function createApiRuntime(
   commits
     .start()
     .catch((error) => log.warn("commit hints from other processes not subscribed", describeError(error)));
+  const revocations = createRevocationBroadcast({
+    publisher: redis,
+    subscriber,
+    channel: keys.tokenRevocations,
+    ackChannel: keys.tokenRevocationAcks,
+    onRevoked: (tenantId, jti) => services.auth.forgetToken(tenantId, jti),
+    onSubscribed: () => services.auth.forgetAllTokens(),
+  });
+  revocations
+    .start()
+    .catch((error) => log.warn("token revocations of other processes not subscribed", describeError(error)));
+  // A revocation returns once every process has dropped the token; one that did not answer (or all,
+  // without Redis) sees it within TOKEN_REVOCATION_CHECK_MS.
+  const auth = withRevocationNotices(services.auth, (tenantId, jti) =>
+    revocations.publish(tenantId, jti).then(
+      ({ told, acknowledged }) => {
+        if (acknowledged < told)
+          log.warn(
+            "token revocation not acknowledged by every API process: those see it within TOKEN_REVOCATION_CHECK_MS",
+            {
+              tenantId,
+              jti,
+              told,
+              acknowledged,
+            },
+          );
+      },
+      (error) =>
+        log.warn(
+          "token revocation not published: the other API processes see it within TOKEN_REVOCATION_CHECK_MS",
+          {
+            tenantId,
+            jti,
+            ...describeError(error),
+          },
+        ),
+    ),
+  );
   const partitions = store.feedPartitions();
   const schemas = createTenantSchemas(store, config, (tenantId) =>
     commits.notify(partitionOfTenant(tenantId, partitions)),
@@ -140,7 +180,7 @@ export function createApiRuntime(
   );
   const live = createLiveService({
     store,
-    auth: services.auth,
+    auth,
     catalogues,
     schemas,
     fanout: createLiveFanout({ subscriber, keys, store, catalogues, log }),
@@ -167,6 +207,7 @@ export function createApiRuntime(
     metrics,
     live,
     ...services,
+    auth,
   });
   return {
     app,

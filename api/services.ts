@@ -32,6 +32,7 @@ type CoreConfig = Pick<
   | "DATABASE_URL"
   | "MONGODB_URL"
   | "TOKEN_CACHE_TTL_MS"
+  | "TOKEN_REVOCATION_CHECK_MS"
   | "TENANT_CACHE_SIZE"
   | "CUSTOM_MAX_FIELDS_PER_OBJECT"
   | "FEED_PARTITIONS"
@@ -48,6 +49,7 @@ export async function openCoreServices(config: Readonly<CoreConfig>): Promise<Co
     store,
     signer: createTokenSigner(secret),
     cacheTtlMs: config.TOKEN_CACHE_TTL_MS,
+    revocationCheckMs: config.TOKEN_REVOCATION_CHECK_MS,
   });
   const catalogues = createCatalogueService({
     store,

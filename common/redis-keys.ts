@@ -31,6 +31,10 @@ export function redisKeys(prefix: string) {
      * readers wherever they run.
      */
     feedCommits: `${prefix}:feed:commits`,
+    /** Pub/sub channel on which an API process tells the others of a token it revoked (they drop its cached lookup). */
+    tokenRevocations: `${prefix}:auth:revocations`,
+    /** Pub/sub channel on which each API process answers that it dropped a revoked token's lookup. */
+    tokenRevocationAcks: `${prefix}:auth:revocation-acks`,
     /** Prefix of the per-endpoint (host:port) delivery leases shared by all dispatchers. */
     endpointLeases: `${prefix}:endpoint-leases`,
     /**

@@ -189,6 +189,18 @@ describe("architecture", () => {
     expect(offences).toEqual([]);
   });
 
+  test("the writes that bypass the change log (a store copy's imports) are made by the store copy alone", async () => {
+    // A copy writes records, sequences and change-log entries as another store holds them, with no
+    // entry of their own: anywhere else they would be writes no webhook hears of.
+    const imports = /\.(importRecords|importSequences|importChanges|importCatalogue|importDeliveries)\(/;
+    const offences: string[] = [];
+    for (const file of sources) {
+      if (file === "api/admin/copy-store.ts" || file.startsWith("api/store/")) continue;
+      if (imports.test(await Bun.file(`${root}/${file}`).text())) offences.push(file);
+    }
+    expect(offences).toEqual([]);
+  });
+
   test("no folder barrels (index.ts)", () => {
     expect(sources.filter((file) => file.endsWith("/index.ts"))).toEqual([]);
   });

@@ -10,6 +10,7 @@ import { createUser } from "../auth/create-user.ts";
 import { provisionTenant } from "../auth/provision-tenant.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { ROLES, type Role, type Store, type Tenant } from "../store/store.ts";
+import { COPY_STORE_USAGE } from "./copy-store-command.ts";
 
 const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
   create-tenant <name> [--admin <username>] [--email <address>]
@@ -19,7 +20,8 @@ const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
   mint-token --tenant <name> --user <username> [--roles <role,...>] [--expires <ISO datetime>]
       prints a new token for a user (roles default to the user's)
   list-tenants
-      prints one line per tenant: id, name, creation time`;
+      prints one line per tenant: id, name, creation time
+${COPY_STORE_USAGE}`;
 
 export interface AdminServices {
   store: Store;

@@ -2,6 +2,14 @@
  * Authentication and token management: presented token in, principal out (and
  * whether its request rate admits it); tokens minted, listed and revoked per
  * tenant. Takes plain values, never the request context.
+ *
+ * Token lookups are cached per process (a map read per request, not a store
+ * read). A revocation is seen by every process: the one that made it drops its
+ * entry at once and, in the API, tells the others over Redis
+ * (revocation-broadcast.ts), which drop theirs as the message arrives; and,
+ * so that a lost message costs a bounded delay and never a revoked token kept
+ * for good, every process reads the store's revocation version at least every
+ * `revocationCheckMs` and drops its whole cache when it moved.
  */
 import { NotFoundError, UnauthorizedError, ValidationError } from "../../common/errors.ts";
 import type { Role, Store, StoreWriter, TokenRecord, User } from "../store/store.ts";
@@ -17,6 +25,12 @@ export interface AuthServiceDeps {
   signer: TokenSigner;
   /** How long a token lookup is cached, in ms. */
   cacheTtlMs: number;
+  /**
+   * How often, at most, the store's revocation version is read, in ms: when it moved, every cached
+   * lookup is dropped. How late a revocation made by another process may be seen here when the
+   * message telling of it is lost (Redis away).
+   */
+  revocationCheckMs: number;
   now?: () => number;
 }
 
@@ -40,8 +54,23 @@ type CachedLookup = { token: TokenRecord; user: User } | null;
 
 export type AuthService = ReturnType<typeof createAuthService>;
 
-export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }: AuthServiceDeps) {
+export function createAuthService({
+  store,
+  signer,
+  cacheTtlMs,
+  revocationCheckMs,
+  now = Date.now,
+}: AuthServiceDeps) {
   const cache = createTokenCache<CachedLookup>(cacheTtlMs);
+  // Moves with every lookup dropped: a lookup that began before a drop does not cache what it read,
+  // which may be from before the revocation.
+  let generation = 0;
+  // The store's revocation version as last read (null: not yet), when, and the read under way.
+  const revocations = {
+    version: null as number | null,
+    checkedAt: Number.NEGATIVE_INFINITY,
+    reading: null as Promise<void> | null,
+  };
   // A signature, once verified, stays valid: verifying HMAC (and importing its key) on every request
   // was the largest cost of an authenticated request. Expiry and revocation are still checked each time.
   const verified = createTokenCache<TokenClaims | null>(cacheTtlMs * 12);
@@ -65,14 +94,38 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
   }
 
   async function lookUp(tenantId: string, jti: string): Promise<CachedLookup> {
-    const key = `${tenantId}\u0000${jti}`;
+    const key = lookupKey(tenantId, jti);
     const cached = cache.get(key, now());
     if (cached !== undefined) return cached;
+    const begun = generation;
     const token = await store.findToken(tenantId, jti);
     const user = token ? await store.findUser(tenantId, token.userId) : null;
     const found = token && user ? { token, user } : null;
-    cache.set(key, found, now());
+    if (generation === begun) cache.set(key, found, now());
     return found;
+  }
+
+  const forgetToken = (tenantId: string, jti: string) => {
+    generation++;
+    cache.delete(lookupKey(tenantId, jti));
+  };
+  const forgetAllTokens = () => {
+    generation++;
+    cache.clear();
+  };
+
+  /** Reads the store's revocation version (one read at a time) and drops every lookup if it moved. */
+  function checkRevocations(): Promise<void> {
+    revocations.reading ??= (async () => {
+      const at = now();
+      const version = await store.revocationVersion();
+      if (revocations.version !== null && version !== revocations.version) forgetAllTokens();
+      revocations.version = version;
+      revocations.checkedAt = at;
+    })().finally(() => {
+      revocations.reading = null;
+    });
+    return revocations.reading;
   }
 
   return {
@@ -84,6 +137,7 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
       if (!header)
         throw new UnauthorizedError("missing Authorization header: send 'Authorization: Bearer <token>'");
       const at = now();
+      if (at - revocations.checkedAt >= revocationCheckMs) await checkRevocations();
       const seen = principals.get(header, at);
       if (seen && seen.expiresAt > at && cache.get(seen.lookupKey, at) === seen.found) return seen.principal;
       const presented = bearerToken(header);
@@ -116,7 +170,7 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
         header,
         {
           principal,
-          lookupKey: `${claims.tid}\u0000${claims.jti}`,
+          lookupKey: lookupKey(claims.tid, claims.jti),
           found,
           expiresAt: Math.min(
             claims.exp === undefined ? Number.POSITIVE_INFINITY : claims.exp * 1000,
@@ -181,14 +235,24 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
 
     listTokens: (tenantId: string) => store.listTokens(tenantId),
 
-    /** Revokes a token of the tenant. @throws NotFoundError when the tenant has no such token. */
+    /**
+     * Revokes a token of the tenant (this process refuses it at once; withRevocationNotices tells
+     * the others). @throws NotFoundError when the tenant has no such token.
+     */
     async revokeToken(tenantId: string, jti: string): Promise<void> {
       const revoked = await store.unitOfWork((tx) => tx.revokeToken(tenantId, jti, now()));
       if (!revoked) throw new NotFoundError(`no token with id '${jti}'`);
-      cache.delete(`${tenantId}\u0000${jti}`);
+      forgetToken(tenantId, jti);
     },
+
+    /** Drops this process's cached lookup of a token (another process revoked it). */
+    forgetToken,
+    /** Drops every cached lookup (revocations may have gone unheard). */
+    forgetAllTokens,
   };
 }
+
+const lookupKey = (tenantId: string, jti: string) => `${tenantId}\u0000${jti}`;
 
 /**
  * The same auth service (same caches) whose `admit` asks `limiter`. Core services are opened
@@ -196,4 +260,22 @@ export function createAuthService({ store, signer, cacheTtlMs, now = Date.now }:
  */
 export function withRateLimits(auth: AuthService, limiter: RateLimiter): AuthService {
   return { ...auth, admit: (principal) => limiter.admit(principal.tenantId, principal.tokenId) };
+}
+
+/**
+ * The same auth service (same caches) that, once a revocation has committed, hands it to `notify`
+ * (the API's runtime publishes it to the other processes: revocation-broadcast.ts). `notify` is
+ * not to throw: the revocation stands whatever becomes of the notice.
+ */
+export function withRevocationNotices(
+  auth: AuthService,
+  notify: (tenantId: string, jti: string) => Promise<void>,
+): AuthService {
+  return {
+    ...auth,
+    async revokeToken(tenantId, jti) {
+      await auth.revokeToken(tenantId, jti);
+      await notify(tenantId, jti);
+    },
+  };
 }

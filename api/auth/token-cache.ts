@@ -1,7 +1,8 @@
 /**
  * A bounded, time-limited cache of token lookups, so the revocation check on
- * every request costs a map read. Entries live `ttlMs`; a revocation made by
- * this process drops its entry at once, others see it within `ttlMs`.
+ * every request costs a map read. Entries live `ttlMs`; the auth service drops
+ * them sooner when a token is revoked (auth-service.ts says how every process
+ * learns of it).
  */
 import { setNewest } from "../../common/bounded-map.ts";
 
@@ -9,6 +10,8 @@ export interface TokenCache<V> {
   get(key: string, now: number): V | undefined;
   set(key: string, value: V, now: number): void;
   delete(key: string): void;
+  /** Drops every entry. */
+  clear(): void;
 }
 
 export function createTokenCache<V>(ttlMs: number, maxEntries = 10_000): TokenCache<V> {
@@ -27,5 +30,6 @@ export function createTokenCache<V>(ttlMs: number, maxEntries = 10_000): TokenCa
       setNewest(entries, key, { value, expires: now + ttlMs }, maxEntries);
     },
     delete: (key) => void entries.delete(key),
+    clear: () => entries.clear(),
   };
 }

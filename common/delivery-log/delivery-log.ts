@@ -83,6 +83,18 @@ export interface DeliveryQuery {
   limit: number;
 }
 
+/** An attempt as copied between stores: as logged, and whether it was still in flight. */
+export interface ExportedAttempt extends DeliveryAttempt {
+  /** Logged before its request left, its outcome not yet recorded (see `DeliveryStore.startAttempt`). */
+  inFlight: boolean;
+}
+
+/** A delivery as copied between stores, with every attempt of it in attempt order. */
+export interface ExportedDelivery {
+  delivery: DeliveryRecord;
+  attempts: ExportedAttempt[];
+}
+
 /** Reads of the delivery log (the API's). */
 export interface DeliveryLogReader {
   /**
@@ -97,6 +109,12 @@ export interface DeliveryLogReader {
    * none has no entry.
    */
   listAttempts(tenantId: string, deliveryIds: readonly string[]): Promise<Map<string, DeliveryAttempt[]>>;
+  /**
+   * Copying a store: a page of the tenant's deliveries (of every webhook, deleted ones' included)
+   * in id order (by code point), those after the id `after` (null: from the first), at most
+   * `limit`, each with all its attempts.
+   */
+  exportDeliveries(tenantId: string, after: string | null, limit: number): Promise<ExportedDelivery[]>;
 }
 
 /** Writes of the delivery log by the API (inside a unit of work). */
@@ -108,6 +126,12 @@ export interface DeliveryLogWriter {
   insertDeliveries(deliveries: readonly DeliveryRecord[]): Promise<void>;
   /** Sets a delivery back to `pending` at `at`, for a manual retry; a missing one is no error. */
   resetDelivery(tenantId: string, id: string, at: number): Promise<void>;
+  /**
+   * Copying a store: inserts deliveries with their attempts as exported (statuses, counts, in-flight
+   * marks and the requests sent kept).
+   * @throws Error when the log has a delivery of one of those ids, or of one's webhook, event and part.
+   */
+  importDeliveries(deliveries: readonly ExportedDelivery[]): Promise<void>;
 }
 
 /** Where a delivery stands in the delivery log's age order (oldest first; `id` breaks ties). */

@@ -3,8 +3,9 @@
  * `StoreLocation` out. Both processes (and the admin tool) read it from the
  * same settings, so they always open the same store.
  */
-import { join } from "node:path";
-import { ConfigError } from "../errors.ts";
+import { statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { BadRequestError, ConfigError } from "../errors.ts";
 
 /** An engine a store can be kept in (`sqlite`, `postgres`, `mongodb`) and where its data is. */
 export type StoreLocation =
@@ -49,4 +50,39 @@ export function storeLocationOf(settings: Readonly<StoreSettings>): StoreLocatio
     return { engine: "mongodb", url: settings.MONGODB_URL };
   }
   return { engine: "sqlite", path: join(settings.DATA_DIR, SQLITE_FILE) };
+}
+
+/** A URL's scheme at the start of a store's name (`postgres://`), lower-cased; null for a path. */
+const schemeOf = (name: string) => /^([a-z][a-z0-9+.-]*):\/\//i.exec(name)?.[1]?.toLowerCase() ?? null;
+
+/**
+ * The store a command line names (`copy-store --from`/`--to`): a `postgres://` or `postgresql://`
+ * URL, a `mongodb://` or `mongodb+srv://` URL, else the path of a SQLite store file (a directory,
+ * such as a DATA_DIR, names the store file in it).
+ * @throws BadRequestError for a URL of another scheme, or an empty name.
+ */
+export function storeLocationNamed(name: string): StoreLocation {
+  const scheme = schemeOf(name);
+  if (scheme === "postgres" || scheme === "postgresql") return { engine: "postgres", url: name };
+  if (scheme === "mongodb" || scheme === "mongodb+srv") return { engine: "mongodb", url: name };
+  if (scheme !== null)
+    throw new BadRequestError(
+      `${scheme}:// names no store engine: give a postgres://, postgresql:// or mongodb:// URL, or a SQLite file's path`,
+    );
+  if (name.trim() === "") throw new BadRequestError("a store's location is empty");
+  const path = resolve(name);
+  const isFolder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  return { engine: "sqlite", path: isFolder ? join(path, SQLITE_FILE) : path };
+}
+
+/** A store's location for messages: the engine and the file or URL, a URL's password left out. */
+export function describeStoreLocation(location: StoreLocation): string {
+  if (location.engine === "sqlite") return `sqlite ${location.path}`;
+  try {
+    const url = new URL(location.url);
+    if (url.password) url.password = "***";
+    return `${location.engine} ${url.toString()}`;
+  } catch {
+    return location.engine;
+  }
 }

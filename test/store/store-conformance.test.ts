@@ -10,6 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { describeCatalogue } from "./conformance/catalogue.ts";
 import { describeChangeLog } from "./conformance/change-log.ts";
 import { describeConstraints } from "./conformance/constraints.ts";
+import { describeCopy } from "./conformance/copy.ts";
 import { describeDeliveryLog } from "./conformance/delivery-log.ts";
 import { describeIdentity } from "./conformance/identity.ts";
 import { describeListOrder } from "./conformance/list-order.ts";
@@ -47,6 +48,7 @@ if (engine.skipped !== null) {
     describeWebhooksAndConfig(sut);
     describeDeliveryLog(sut);
     describeRetention(sut);
+    describeCopy(sut);
 
     // Last: registered after every other test of the suite, so it runs after them.
     test("every member of every aggregate of the port was exercised", () => {

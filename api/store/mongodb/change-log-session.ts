@@ -81,6 +81,9 @@ function lagPipeline(from: FeedPosition | null) {
 const MONGODB_FEED_PARTITIONS = 1;
 
 /** @throws Error for a partition the log does not have (the port's contract). */
+/** Copying a store's members of the aggregate, not implemented here yet (incomplete-members.ts). */
+type CopyMembers = "passedByAllReaders" | "importChanges";
+
 function assertTheOnePartition(partition: number): void {
   if (partition !== 0)
     throw new Error(`the MongoDB store's change log has one partition, not partition ${partition}`);
@@ -91,7 +94,9 @@ export function createChangeLogSession(
   feed: ChangeStreamFeed,
   session: ClientSession | null,
   unit: ChangeEntry[] | null,
-): ChangeLogReader & ChangeLogWriter & Pick<RetentionWriter, "pruneChanges"> & ChangeLogUnit {
+): Omit<ChangeLogReader & ChangeLogWriter, CopyMembers> &
+  Pick<RetentionWriter, "pruneChanges"> &
+  ChangeLogUnit {
   const outbox = db.collection<StoredOutboxDocument>(COLLECTION.changeLog);
   const positions = db.collection<SavedPosition>(COLLECTION.feedPositions);
   const inUnit = session ? { session } : {};

@@ -22,6 +22,7 @@ export const INCOMPLETE_MEMBERS = [
   "insertUser",
   "insertToken",
   "revokeToken",
+  "revocationVersion",
   // catalogue (the version counter is implemented: counter-session.ts)
   "loadCustomDefinitions",
   "ensureObjectStorage",
@@ -61,6 +62,18 @@ export const INCOMPLETE_MEMBERS = [
   "insertDeliveries",
   "resetDelivery",
   "pruneDeliveries",
+  // copying a store (api/admin/copy-store.ts)
+  "exportUsers",
+  "exportTokens",
+  "exportCatalogue",
+  "importCatalogue",
+  "exportSequences",
+  "importRecords",
+  "importSequences",
+  "passedByAllReaders",
+  "importChanges",
+  "exportDeliveries",
+  "importDeliveries",
 ] as const satisfies readonly (keyof StoreWriter)[];
 
 export type IncompleteMember = (typeof INCOMPLETE_MEMBERS)[number];

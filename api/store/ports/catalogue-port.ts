@@ -24,6 +24,29 @@
  */
 import type { CustomDefinitions, FieldDef, ObjectDef } from "../../model/catalogue.ts";
 
+/** A custom object as saved: its definition (`fields` empty, `tracked` as last set) and when it was made (ms). */
+export interface SavedCustomObject {
+  object: ObjectDef;
+  createdAt: number;
+}
+
+/** A custom field as saved, and when it was made (ms). */
+export interface SavedCustomField {
+  field: FieldDef;
+  createdAt: number;
+}
+
+/**
+ * A tenant's custom definitions as saved, for copying a store: each with its creation time (the
+ * order `loadCustomDefinitions` lists them in, so a copy lists them alike), and the catalogue
+ * version.
+ */
+export interface CatalogueExport {
+  version: number;
+  objects: SavedCustomObject[];
+  fields: SavedCustomField[];
+}
+
 /** Reads of a tenant's custom definitions. */
 export interface CatalogueReader {
   /** The tenant's catalogue version: 0 until its first `bumpCatalogueVersion`. */
@@ -34,6 +57,8 @@ export interface CatalogueReader {
    * particular order), with the catalogue version they were read at.
    */
   loadCustomDefinitions(tenantId: string): Promise<CustomDefinitions>;
+  /** Copying a store: the tenant's custom definitions as saved (oldest first, as listed above), and its version. */
+  exportCatalogue(tenantId: string): Promise<CatalogueExport>;
 }
 
 /** Changes to a tenant's catalogue and its record storage (inside a unit of work). */
@@ -65,4 +90,11 @@ export interface CatalogueWriter {
   setObjectTracked(tenantId: string, objectId: string, tracked: boolean): Promise<boolean>;
   /** Increments and returns the tenant's catalogue version (1 the first time). */
   bumpCatalogueVersion(tenantId: string): Promise<number>;
+  /**
+   * Copying a store: saves the definitions of a tenant that has none yet, as exported (ids,
+   * creation times, tracking), and sets its catalogue version. Metadata only: the objects' storage
+   * is made by `ensureObjectStorage`, as for a standard object.
+   * @throws ConflictError when the tenant has an object or field of one of those names already.
+   */
+  importCatalogue(tenantId: string, catalogue: CatalogueExport): Promise<void>;
 }

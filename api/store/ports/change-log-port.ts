@@ -56,6 +56,14 @@ export interface ChangeLogReader {
    * @throws Error when `partition` is not one of the log's, or `after` is not a cursor of it.
    */
   changeLogLag(partition: number, after: FeedCursor | null): Promise<ChangeLogLag>;
+  /**
+   * Where, in `partition`, every change-feed reader with a saved cursor has got to (as
+   * `pruneChanges` judges it): the entries after it have not been handed on by some reader yet.
+   * Null, the partition's start, when no reader has saved a cursor, or one has saved none here.
+   * Copying a store copies the entries after it.
+   * @throws Error when `partition` is not one of the log's.
+   */
+  passedByAllReaders(partition: number): Promise<FeedCursor | null>;
 }
 
 /** What `changeLogLag` reads. */
@@ -84,4 +92,12 @@ export interface ChangeLogWriter {
    * @throws Error when `partition` is not one of the log's, or `position` is not a cursor of it.
    */
   setFeedPosition(name: string, partition: number, position: FeedCursor | null, at: number): Promise<void>;
+  /**
+   * Copying a store: appends entries read from another store's log (`readChanges`), each to its
+   * tenant's partition of this log, in the order given, after every entry the partition holds,
+   * keeping what they say (tenant, mutation, sequence, commit time, request id; the cursors are
+   * this engine's). Unlike `appendChanges` the entries may be of many tenants and units of work;
+   * they become readable when the unit of work commits.
+   */
+  importChanges(entries: readonly ChangeEntry[]): Promise<void>;
 }

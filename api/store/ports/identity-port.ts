@@ -54,6 +54,21 @@ export interface IdentityReader {
   findToken(tenantId: string, jti: string): Promise<TokenRecord | null>;
   /** The tenant's tokens, oldest first (`createdAt`, then `jti`), revoked ones included. */
   listTokens(tenantId: string): Promise<TokenRecord[]>;
+  /**
+   * Copying a store: a page of the tenant's users in id order (by code point), those after the id
+   * `after` (null: from the first), at most `limit`.
+   */
+  exportUsers(tenantId: string, after: string | null, limit: number): Promise<User[]>;
+  /**
+   * Copying a store: a page of the tenant's tokens in jti order (by code point), revoked ones
+   * included, those after the jti `after` (null: from the first), at most `limit`.
+   */
+  exportTokens(tenantId: string, after: string | null, limit: number): Promise<TokenRecord[]>;
+  /**
+   * Grows with every revocation `revokeToken` records, of any tenant, by any process; 0 before the
+   * first. Processes that cache token lookups read it now and then and drop their cache when it moved.
+   */
+  revocationVersion(): Promise<number>;
 }
 
 /** Writes of tenants, users and tokens (inside a unit of work). */
@@ -71,8 +86,8 @@ export interface IdentityWriter {
   /** Adds a token's metadata to an existing tenant. */
   insertToken(token: TokenRecord): Promise<void>;
   /**
-   * Marks a token revoked at `at`, keeping the first revocation time when it is revoked again;
-   * false when the tenant has no such token.
+   * Marks a token revoked at `at`, keeping the first revocation time when it is revoked again, and
+   * moves `revocationVersion` on; false when the tenant has no such token (nothing moves).
    */
   revokeToken(tenantId: string, jti: string, at: number): Promise<boolean>;
 }

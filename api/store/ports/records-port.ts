@@ -77,6 +77,12 @@ export interface RelatedQuery {
   lookups?: readonly JoinedLookup[];
 }
 
+/** A tenant's named sequence and the last value it handed out. */
+export interface SequenceValue {
+  name: string;
+  value: number;
+}
+
 /** Reads of records. */
 export interface RecordReader {
   /**
@@ -130,6 +136,8 @@ export interface RecordReader {
    * what the tree promises (a null where it says a value), so the caller can answer the long way.
    */
   readJson?(tenantId: string, tree: ReadNode, values: readonly ReadValue[]): Promise<string>;
+  /** Copying a store: the tenant's sequences (`nextSequenceValue`) and the last value each handed out, by name. */
+  exportSequences(tenantId: string): Promise<SequenceValue[]>;
 }
 
 /**
@@ -168,4 +176,17 @@ export interface RecordWriter {
    * out again or skipped (gaps are allowed).
    */
   nextSequenceValue(tenantId: string, name: string): Promise<number>;
+  /**
+   * Copying a store: inserts records of `object` as another store read them (every field, as
+   * `listRecords` returns them: UIDs, system fields and generated names kept), with no change-log
+   * entry and no reference check (a copy writes records before those they point at; the store it
+   * copies kept its references).
+   * @throws UniqueViolationError (see above); ValidationError for text the engine cannot store.
+   */
+  importRecords(tenantId: string, object: ObjectDef, records: readonly RecordValues[]): Promise<void>;
+  /**
+   * Copying a store: sets each of the tenant's sequences `name` to `value`, the last value handed
+   * out, so `nextSequenceValue` goes on with `value + 1`.
+   */
+  importSequences(tenantId: string, sequences: readonly SequenceValue[]): Promise<void>;
 }

@@ -3,7 +3,7 @@
 import { uniquely } from "../../../common/store/postgres/pg-errors.ts";
 import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
+import type { CatalogueExport, CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
 import { addColumn, dropColumn, dropTable, ensureObjectTable } from "./catalogue-ddl.ts";
 import type { SchemaLookup } from "./tenant-schemas.ts";
 
@@ -26,18 +26,37 @@ const SQL = {
   deleteObjectFields: "DELETE FROM custom_fields WHERE tenant_id = $1 AND lower(object_name) = lower($2)",
   deleteField: "DELETE FROM custom_fields WHERE tenant_id = $1 AND id = $2",
   track: "UPDATE custom_objects SET tracked = $1 WHERE tenant_id = $2 AND id = $3",
+  setVersion: `INSERT INTO catalogue_versions (tenant_id, version) VALUES ($1, $2)
+    ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version`,
 };
 
 interface DefinitionRow {
   kind: "v" | "o" | "f";
   definition: string;
   tracked: boolean | null;
+  created_at: string;
+}
+
+/** The tenant's saved definitions and version, from the one statement's rows. */
+function savedDefinitions(rows: readonly DefinitionRow[]): CatalogueExport {
+  const of = (kind: DefinitionRow["kind"]) => rows.filter((row) => row.kind === kind);
+  return {
+    version: Number(of("v")[0]?.definition ?? 0),
+    objects: of("o").map((row) => ({
+      object: { ...(JSON.parse(row.definition) as ObjectDef), tracked: row.tracked === true },
+      createdAt: Number(row.created_at),
+    })),
+    fields: of("f").map((row) => ({
+      field: JSON.parse(row.definition) as FieldDef,
+      createdAt: Number(row.created_at),
+    })),
+  };
 }
 
 export function createCatalogueSession(db: Runner, schemas: SchemaLookup): CatalogueReader & CatalogueWriter {
   const version = async (tenantId: string) =>
     Number((await db.rows<{ version: string }>(SQL.version, [tenantId]))[0]?.version ?? 0);
-  const saveField = (tenantId: string, field: FieldDef) =>
+  const saveField = (tenantId: string, field: FieldDef, createdAt = Date.now()) =>
     uniquely(`${field.objectName} has a field named '${field.name}' already`, () =>
       db.run(SQL.insertField, [
         tenantId,
@@ -45,41 +64,36 @@ export function createCatalogueSession(db: Runner, schemas: SchemaLookup): Catal
         field.objectName,
         field.name,
         JSON.stringify(field),
-        Date.now(),
+        createdAt,
       ]),
     );
+  /** Saves a custom object's definition (its fields are saved apart). */
+  const saveObject = (tenantId: string, object: ObjectDef, createdAt: number) => {
+    const { fields, tracked, ...definition } = object;
+    const json = JSON.stringify({ ...definition, fields: [] });
+    return uniquely(`an object named '${object.name}' exists already`, () =>
+      db.run(SQL.insertObject, [tenantId, object.id, object.name, object.mapping, json, tracked, createdAt]),
+    );
+  };
+  const definitions = (tenantId: string) =>
+    db.rows<DefinitionRow>(SQL.definitions, [tenantId]).then(savedDefinitions);
 
   return {
     catalogueVersion: version,
     async loadCustomDefinitions(tenantId) {
-      const rows = await db.rows<DefinitionRow>(SQL.definitions, [tenantId]);
-      const of = (kind: DefinitionRow["kind"]) => rows.filter((row) => row.kind === kind);
+      const saved = await definitions(tenantId);
       return {
-        version: Number(of("v")[0]?.definition ?? 0),
-        objects: of("o").map((row) => ({
-          ...(JSON.parse(row.definition) as ObjectDef),
-          tracked: row.tracked === true,
-        })),
-        fields: of("f").map((row) => JSON.parse(row.definition) as FieldDef),
+        version: saved.version,
+        objects: saved.objects.map((entry) => entry.object),
+        fields: saved.fields.map((entry) => entry.field),
       };
     },
+    exportCatalogue: definitions,
     ensureObjectStorage: async (tenantId, object) =>
       ensureObjectTable(db, await schemas.schemaOf(tenantId), object),
     async createCustomObject(tenantId, object) {
-      const { fields, tracked, ...definition } = object;
-      const json = JSON.stringify({ ...definition, fields: [] });
-      await uniquely(`an object named '${object.name}' exists already`, () =>
-        db.run(SQL.insertObject, [
-          tenantId,
-          object.id,
-          object.name,
-          object.mapping,
-          json,
-          tracked,
-          Date.now(),
-        ]),
-      );
-      for (const field of fields.filter((f) => f.custom)) await saveField(tenantId, field);
+      await saveObject(tenantId, object, Date.now());
+      for (const field of object.fields.filter((f) => f.custom)) await saveField(tenantId, field);
       await ensureObjectTable(db, await schemas.schemaOf(tenantId), object);
     },
     async addCustomField(tenantId, object, field) {
@@ -99,5 +113,10 @@ export function createCatalogueSession(db: Runner, schemas: SchemaLookup): Catal
       (await db.run(SQL.track, [tracked, tenantId, objectId])) > 0,
     bumpCatalogueVersion: async (tenantId) =>
       Number((await db.rows<{ version: string }>(SQL.bump, [tenantId]))[0]?.version ?? 0),
+    async importCatalogue(tenantId, catalogue) {
+      for (const { object, createdAt } of catalogue.objects) await saveObject(tenantId, object, createdAt);
+      for (const { field, createdAt } of catalogue.fields) await saveField(tenantId, field, createdAt);
+      if (catalogue.version > 0) await db.run(SQL.setVersion, [tenantId, catalogue.version]);
+    },
   };
 }

@@ -19,7 +19,7 @@ import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry, LoggedChange, RecordValues } from "../../model/record-values.ts";
 import { partitionOfTenant } from "../feed-partitions.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
-import { assertPartition, decodeCursor, encodeCursor, savedCursor } from "./feed-cursor.ts";
+import { assertPartition, decodeCursor, encodeCursor, passedByAll, savedCursor } from "./feed-cursor.ts";
 
 /** The channel each commit that appended to the change log notifies, its partition the payload (postgres-store.ts listens). */
 export const CHANGES_CHANNEL = "tds_change_log";
@@ -43,6 +43,8 @@ export const SQL = {
   setPosition: `INSERT INTO feed_positions (name, partition, ticket, idx, updated_at) VALUES ($1, $2, $3, $4, $5)
     ON CONFLICT (name, partition) DO UPDATE
       SET ticket = excluded.ticket, idx = excluded.idx, updated_at = excluded.updated_at`,
+  // Every reader's saved position in every partition (retention judges what they passed alike).
+  saved: "SELECT name, partition, ticket, idx FROM feed_positions",
   lock: `SELECT pg_notify('${CHANGES_CHANNEL}', partition::text) FROM feed_locks WHERE partition = $1 FOR UPDATE`,
   // One ticket for the unit, taken after the lock (its own statement: in the lock's, nextval could
   // run before the row is locked); MATERIALIZED keeps it one value for every entry.
@@ -92,6 +94,28 @@ export function createChangeLogSession(
     const { ticket, index } = decodeCursor(partition, after);
     return [partition, String(ticket), index] as const;
   };
+  /** Writes `entries` (all of `partition`'s tenants) under one ticket, after the partition's lock. */
+  const write = async (partition: number, entries: readonly ChangeEntry[]) => {
+    // No lock row, no order: the store's partitions are settled before any unit runs (feed-partitions.ts).
+    if ((await db.run(SQL.lock, [partition])) !== 1)
+      throw new Error(`the change log's partition ${partition} has no lock row (feed_locks)`);
+    const column = <T>(pick: (entry: ChangeEntry) => T) => entries.map(pick);
+    const json = (values: RecordValues | null) => (values === null ? null : JSON.stringify(values));
+    await db.run(SQL.append, [
+      partition,
+      column((e) => e.tenantId),
+      column((e) => e.objectName),
+      column((e) => e.operation),
+      column((e) => e.uid),
+      column((e) => json(e.before)),
+      column((e) => json(e.after)),
+      column((e) => e.mutationId),
+      column((e) => String(e.sequence)),
+      column((e) => String(e.committedAt)),
+      column((e) => e.requestId ?? null),
+    ]);
+  };
+
   return {
     feedPartitions: () => partitions,
     async readChanges(partition, after, limit) {
@@ -139,27 +163,33 @@ export function createChangeLogSession(
       const [, ticket, index] = bound(partition, position);
       await db.run(SQL.setPosition, [name, partition, ticket, index, at]);
     },
+    async passedByAllReaders(partition) {
+      assertPartition(partition, partitions);
+      const saved = await db.rows<{ name: string; partition: number; ticket: string; idx: number }>(
+        SQL.saved,
+      );
+      const passed = passedByAll(
+        partitions,
+        saved.map((row) => ({ ...row, ticket: Number(row.ticket), index: row.idx })),
+      );
+      return savedCursor(partition, passed[partition] ?? { ticket: 0, index: 0 });
+    },
+    async importChanges(entries) {
+      // Each run of entries of one partition under a ticket of its own: every tenant's entries go to
+      // its partition, in the order given, as its own units of work would have written them.
+      const partitionOf = (entry: ChangeEntry) => partitionOfTenant(entry.tenantId, partitions);
+      let start = 0;
+      while (start < entries.length) {
+        const partition = partitionOf(entries[start] as ChangeEntry);
+        let end = start + 1;
+        while (end < entries.length && partitionOf(entries[end] as ChangeEntry) === partition) end++;
+        await write(partition, entries.slice(start, end));
+        start = end;
+      }
+    },
     async flush() {
       if (unit === null || unit.length === 0) return;
-      const partition = partitionOfTenant((unit[0] as ChangeEntry).tenantId, partitions);
-      // No lock row, no order: the store's partitions are settled before any unit runs (feed-partitions.ts).
-      if ((await db.run(SQL.lock, [partition])) !== 1)
-        throw new Error(`the change log's partition ${partition} has no lock row (feed_locks)`);
-      const column = <T>(pick: (entry: ChangeEntry) => T) => unit.map(pick);
-      const json = (values: RecordValues | null) => (values === null ? null : JSON.stringify(values));
-      await db.run(SQL.append, [
-        partition,
-        column((e) => e.tenantId),
-        column((e) => e.objectName),
-        column((e) => e.operation),
-        column((e) => e.uid),
-        column((e) => json(e.before)),
-        column((e) => json(e.after)),
-        column((e) => e.mutationId),
-        column((e) => String(e.sequence)),
-        column((e) => String(e.committedAt)),
-        column((e) => e.requestId ?? null),
-      ]);
+      await write(partitionOfTenant((unit[0] as ChangeEntry).tenantId, partitions), unit);
     },
   };
 }

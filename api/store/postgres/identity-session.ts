@@ -22,10 +22,18 @@ const SQL = {
   userByName: `SELECT ${USER} FROM users WHERE tenant_id = $1 AND lower(username) = lower($2)`,
   token: `SELECT ${TOKEN} FROM tokens WHERE tenant_id = $1 AND jti = $2`,
   tokens: `SELECT ${TOKEN} FROM tokens WHERE tenant_id = $1 ORDER BY created_at, jti`,
+  userPage: `SELECT ${USER} FROM users WHERE tenant_id = $1 AND id > $2 ORDER BY id LIMIT $3`,
+  tokenPage: `SELECT ${TOKEN} FROM tokens WHERE tenant_id = $1 AND jti > $2 ORDER BY jti LIMIT $3`,
   insertTenant: "INSERT INTO tenants (id, name, created_at) VALUES ($1, $2, $3) RETURNING storage_no",
   insertUser: `INSERT INTO users (${USER}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
   insertToken: `INSERT INTO tokens (${TOKEN}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  revokeToken: "UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE tenant_id = $2 AND jti = $3",
+  // The revocation and the version it moves, in one statement.
+  revokeToken: `WITH r AS (UPDATE tokens SET revoked_at = coalesce(revoked_at, $1) WHERE tenant_id = $2 AND jti = $3
+      RETURNING 1),
+    v AS (INSERT INTO store_versions (name, version) SELECT 'token_revocations', 1 FROM r
+      ON CONFLICT (name) DO UPDATE SET version = store_versions.version + 1)
+    SELECT count(*)::int AS revoked FROM r`,
+  revocationVersion: "SELECT version FROM store_versions WHERE name = 'token_revocations'",
 };
 
 const first = async <R, T>(rows: Promise<R[]>, map: (row: R) => T): Promise<T | null> => {
@@ -43,6 +51,10 @@ export function createIdentitySession(db: Runner, schemas: SchemaLookup): Identi
       first(db.rows<UserRow>(SQL.userByName, [tenantId, username]), toUser),
     findToken: (tenantId, jti) => first(db.rows<TokenRow>(SQL.token, [tenantId, jti]), toToken),
     listTokens: async (tenantId) => (await db.rows<TokenRow>(SQL.tokens, [tenantId])).map(toToken),
+    exportUsers: async (tenantId, after, limit) =>
+      (await db.rows<UserRow>(SQL.userPage, [tenantId, after ?? "", limit])).map(toUser),
+    exportTokens: async (tenantId, after, limit) =>
+      (await db.rows<TokenRow>(SQL.tokenPage, [tenantId, after ?? "", limit])).map(toToken),
 
     async insertTenant(tenant) {
       const [row] = await uniquely(`a tenant named '${tenant.name}' exists already`, () =>
@@ -80,6 +92,9 @@ export function createIdentitySession(db: Runner, schemas: SchemaLookup): Identi
         token.revokedAt,
       ]);
     },
-    revokeToken: async (tenantId, jti, at) => (await db.run(SQL.revokeToken, [at, tenantId, jti])) > 0,
+    revokeToken: async (tenantId, jti, at) =>
+      ((await db.rows<{ revoked: number }>(SQL.revokeToken, [at, tenantId, jti]))[0]?.revoked ?? 0) > 0,
+    revocationVersion: async () =>
+      Number((await db.rows<{ version: string }>(SQL.revocationVersion))[0]?.version ?? 0),
   };
 }

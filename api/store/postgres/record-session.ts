@@ -5,7 +5,7 @@
  * once per connection.
  */
 
-import type { Runner } from "../../../common/store/postgres/runner.ts";
+import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
 import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
@@ -14,8 +14,21 @@ import { columnType, decodeValue, encodeValue, type PostgresColumnValue } from "
 import type { RecordConstraints } from "./record-constraints.ts";
 import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
 
-type RecordMethods = Pick<RecordReader, "findRecords" | "findRecordByValue" | "countReferencing"> &
+type RecordMethods = Pick<
+  RecordReader,
+  "findRecords" | "findRecordByValue" | "countReferencing" | "exportSequences"
+> &
   RecordWriter;
+
+/** A tenant's sequences (tenant-schemas.ts: `seq <name>` in its schema) and the last value each handed out. */
+const SEQUENCES = `SELECT substr(sequencename, 5) AS name, last_value AS value FROM pg_sequences
+  WHERE schemaname = $1 AND sequencename LIKE 'seq %' AND last_value IS NOT NULL ORDER BY sequencename`;
+
+/**
+ * Bound values one imported rows' statement carries at most: well under the protocol's 65,535, so
+ * an object with the most fields allowed still writes a few rows a statement.
+ */
+const IMPORT_PARAMETERS = 20_000;
 
 /** Columns `start`, `start + 1`, … of a row read as an array → record values of `fields`, in that order. */
 export function decodeColumns(
@@ -114,6 +127,37 @@ export function createRecordSession(
     async nextSequenceValue(tenantId, name) {
       const sequence = await schemas.sequenceOf(tenantId, name);
       return Number((await db.rows<{ value: string }>("SELECT nextval($1) AS value", [sequence]))[0]?.value);
+    },
+    exportSequences: async (tenantId) =>
+      (await db.rows<{ name: string; value: string }>(SEQUENCES, [await schemas.schemaOf(tenantId)])).map(
+        (row) => ({ name: row.name, value: Number(row.value) }),
+      ),
+    async importRecords(tenantId, object, records) {
+      const target = await table(tenantId, object);
+      const width = object.fields.length;
+      const perStatement = Math.max(1, Math.floor(IMPORT_PARAMETERS / width));
+      for (let start = 0; start < records.length; start += perStatement) {
+        const chunk = records.slice(start, start + perStatement);
+        const rows = chunk.map(
+          (_, row) => `(${object.fields.map((field, i) => typed(row * width + i + 1, field)).join(", ")})`,
+        );
+        const params = chunk.flatMap((values) =>
+          object.fields.map((field) => encodeValue(field, values[field.name] ?? null)),
+        );
+        const sql = `INSERT INTO ${target} (${object.fields.map(column).join(", ")}) VALUES ${rows.join(", ")}`;
+        try {
+          await db.run(sql, params as BoundValue[]);
+        } catch (error) {
+          // The page's record the server refused, when one can be told (a unique clash, text with NUL).
+          const culprit = chunk.find((values) => constraints.explainFailure(error, object, values) !== error);
+          throw constraints.explainFailure(error, object, culprit ?? {});
+        }
+      }
+    },
+    async importSequences(tenantId, sequences) {
+      // setval is not undone by a rollback, but a sequence made in the unit of work is dropped with it.
+      for (const { name, value } of sequences)
+        await db.run("SELECT setval($1, $2, true)", [await schemas.sequenceOf(tenantId, name), value]);
     },
   };
 }

@@ -18,11 +18,15 @@ export function createCatalogueSession(
       `INSERT INTO catalogue_versions (tenant_id, version) VALUES (?, 1)
        ON CONFLICT (tenant_id) DO UPDATE SET version = version + 1 RETURNING version`,
     ),
-    objects: db.query<{ definition: string; tracked: number }, [string]>(
-      "SELECT definition, tracked FROM custom_objects WHERE tenant_id = ? ORDER BY created_at, id",
+    objects: db.query<{ definition: string; tracked: number; created_at: number }, [string]>(
+      "SELECT definition, tracked, created_at FROM custom_objects WHERE tenant_id = ? ORDER BY created_at, id",
     ),
-    fields: db.query<{ definition: string }, [string]>(
-      "SELECT definition FROM custom_fields WHERE tenant_id = ? ORDER BY created_at, id",
+    fields: db.query<{ definition: string; created_at: number }, [string]>(
+      "SELECT definition, created_at FROM custom_fields WHERE tenant_id = ? ORDER BY created_at, id",
+    ),
+    setVersion: db.query(
+      `INSERT INTO catalogue_versions (tenant_id, version) VALUES (?, ?)
+       ON CONFLICT (tenant_id) DO UPDATE SET version = excluded.version`,
     ),
     insertObject: db.query(
       "INSERT INTO custom_objects (tenant_id, id, name, definition, tracked, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -36,24 +40,32 @@ export function createCatalogueSession(
     track: db.query("UPDATE custom_objects SET tracked = ? WHERE tenant_id = ? AND id = ?"),
   };
   const table = (tenantId: string, object: ObjectDef) => tableName(storageNo(tenantId), object);
+  const savedObjects = (tenantId: string) =>
+    q.objects.all(tenantId).map((row) => ({
+      object: { ...(JSON.parse(row.definition) as ObjectDef), tracked: row.tracked === 1 },
+      createdAt: row.created_at,
+    }));
+  const savedFields = (tenantId: string) =>
+    q.fields
+      .all(tenantId)
+      .map((row) => ({ field: JSON.parse(row.definition) as FieldDef, createdAt: row.created_at }));
 
   return {
     catalogueVersion: async (tenantId) => q.version.get(tenantId)?.version ?? 0,
     loadCustomDefinitions: async (tenantId) => ({
       version: q.version.get(tenantId)?.version ?? 0,
-      objects: q.objects
-        .all(tenantId)
-        .map((row) => ({ ...(JSON.parse(row.definition) as ObjectDef), tracked: row.tracked === 1 })),
-      fields: q.fields.all(tenantId).map((row) => JSON.parse(row.definition) as FieldDef),
+      objects: savedObjects(tenantId).map((saved) => saved.object),
+      fields: savedFields(tenantId).map((saved) => saved.field),
+    }),
+    exportCatalogue: async (tenantId) => ({
+      version: q.version.get(tenantId)?.version ?? 0,
+      objects: savedObjects(tenantId),
+      fields: savedFields(tenantId),
     }),
     ensureObjectStorage: async (tenantId, object) => ensureObjectTable(db, storageNo(tenantId), object),
     createCustomObject: async (tenantId, object) => {
-      const { fields, tracked, ...definition } = object;
-      const json = JSON.stringify({ ...definition, fields: [] });
-      uniquely(`an object named '${object.name}' exists already`, () =>
-        q.insertObject.run(tenantId, object.id, object.name, json, tracked ? 1 : 0, Date.now()),
-      );
-      for (const field of fields.filter((f) => f.custom)) saveField(tenantId, field);
+      saveObject(tenantId, object, Date.now());
+      for (const field of object.fields.filter((f) => f.custom)) saveField(tenantId, field);
       ensureObjectTable(db, storageNo(tenantId), object);
     },
     addCustomField: async (tenantId, object, field) => {
@@ -72,11 +84,25 @@ export function createCatalogueSession(
     setObjectTracked: async (tenantId, objectId, tracked) =>
       q.track.run(tracked ? 1 : 0, tenantId, objectId).changes > 0,
     bumpCatalogueVersion: async (tenantId) => q.bump.get(tenantId)?.version ?? 0,
+    importCatalogue: async (tenantId, catalogue) => {
+      for (const { object, createdAt } of catalogue.objects) saveObject(tenantId, object, createdAt);
+      for (const { field, createdAt } of catalogue.fields) saveField(tenantId, field, createdAt);
+      if (catalogue.version > 0) q.setVersion.run(tenantId, catalogue.version);
+    },
   };
 
-  function saveField(tenantId: string, field: FieldDef): void {
+  /** Saves a custom object's definition (its fields are saved apart). */
+  function saveObject(tenantId: string, object: ObjectDef, createdAt: number): void {
+    const { fields, tracked, ...definition } = object;
+    const json = JSON.stringify({ ...definition, fields: [] });
+    uniquely(`an object named '${object.name}' exists already`, () =>
+      q.insertObject.run(tenantId, object.id, object.name, json, tracked ? 1 : 0, createdAt),
+    );
+  }
+
+  function saveField(tenantId: string, field: FieldDef, createdAt = Date.now()): void {
     uniquely(`${field.objectName} has a field named '${field.name}' already`, () =>
-      q.insertField.run(tenantId, field.id, field.objectName, field.name, JSON.stringify(field), Date.now()),
+      q.insertField.run(tenantId, field.id, field.objectName, field.name, JSON.stringify(field), createdAt),
     );
   }
 }

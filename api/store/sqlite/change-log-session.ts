@@ -6,7 +6,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { BOUND_COUNT } from "../../../common/store/sqlite/bound-count.ts";
-import type { LoggedChange, RecordValues } from "../../model/record-values.ts";
+import type { ChangeEntry, LoggedChange, RecordValues } from "../../model/record-values.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
 import { decodeCursor, encodeCursor, SQLITE_FEED_PARTITIONS, savedCursor } from "./feed-cursor.ts";
 
@@ -47,6 +47,8 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
               (SELECT committed_at FROM change_log WHERE position > ?1 ORDER BY position LIMIT 1) AS oldest`,
     ),
     position: db.query<{ position: number }, [string]>("SELECT position FROM feed_positions WHERE name = ?"),
+    // As retention judges it (retention-session.ts): no saved reader, nothing passed.
+    passed: db.query<{ position: number | null }, []>("SELECT min(position) AS position FROM feed_positions"),
     setPosition: db.query(
       `INSERT INTO feed_positions (name, position, updated_at) VALUES (?, ?, ?)
        ON CONFLICT (name) DO UPDATE SET position = excluded.position, updated_at = excluded.updated_at`,
@@ -86,25 +88,33 @@ export function createChangeLogSession(db: Database): ChangeLogReader & ChangeLo
       assertPartition(partition);
       return savedCursor(q.position.get(name)?.position ?? 0);
     },
-    async appendChanges(entries) {
-      for (const entry of entries) {
-        q.append.run(
-          entry.tenantId,
-          entry.objectName,
-          entry.operation,
-          entry.uid,
-          entry.before === null ? null : JSON.stringify(entry.before),
-          entry.after === null ? null : JSON.stringify(entry.after),
-          entry.mutationId,
-          entry.sequence,
-          entry.committedAt,
-          entry.requestId ?? null,
-        );
-      }
+    async passedByAllReaders(partition) {
+      assertPartition(partition);
+      return savedCursor(q.passed.get()?.position ?? 0);
     },
+    // One writer, positions in commit order: appending is all an import needs too.
+    importChanges: (entries) => append(entries),
+    appendChanges: (entries) => append(entries),
     async setFeedPosition(name, partition, position, at) {
       assertPartition(partition);
       q.setPosition.run(name, decodeCursor(position), at);
     },
   };
+
+  async function append(entries: readonly ChangeEntry[]): Promise<void> {
+    for (const entry of entries) {
+      q.append.run(
+        entry.tenantId,
+        entry.objectName,
+        entry.operation,
+        entry.uid,
+        entry.before === null ? null : JSON.stringify(entry.before),
+        entry.after === null ? null : JSON.stringify(entry.after),
+        entry.mutationId,
+        entry.sequence,
+        entry.committedAt,
+        entry.requestId ?? null,
+      );
+    }
+  }
 }

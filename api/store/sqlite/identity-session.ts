@@ -1,5 +1,6 @@
 /** The identity part of a SQLite session: tenants (and their storage numbers), users, token metadata. */
 import type { Database } from "bun:sqlite";
+import { BOUND_COUNT } from "../../../common/store/sqlite/bound-count.ts";
 import type { IdentityReader, IdentityWriter, Tenant, TokenRecord, User } from "../ports/identity-port.ts";
 import { uniquely } from "./constraint-errors.ts";
 import { type TenantRow, type TokenRow, toTenant, toToken, toUser, type UserRow } from "./rows.ts";
@@ -20,6 +21,12 @@ export function createIdentitySession(db: Database): IdentitySession {
     ),
     token: db.query<TokenRow, [string, string]>("SELECT * FROM tokens WHERE tenant_id = ? AND jti = ?"),
     tokens: db.query<TokenRow, [string]>("SELECT * FROM tokens WHERE tenant_id = ? ORDER BY created_at, jti"),
+    userPage: db.query<UserRow, [string, string, number]>(
+      `SELECT * FROM users WHERE tenant_id = ? AND id > ? ORDER BY id LIMIT ${BOUND_COUNT}`,
+    ),
+    tokenPage: db.query<TokenRow, [string, string, number]>(
+      `SELECT * FROM tokens WHERE tenant_id = ? AND jti > ? ORDER BY jti LIMIT ${BOUND_COUNT}`,
+    ),
     insertTenant: db.query(
       `INSERT INTO tenants (id, name, created_at, storage_no)
        VALUES (?, ?, ?, (SELECT coalesce(max(storage_no), 0) + 1 FROM tenants))`,
@@ -35,6 +42,13 @@ export function createIdentitySession(db: Database): IdentitySession {
     ),
     revokeToken: db.query(
       "UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE tenant_id = ? AND jti = ?",
+    ),
+    revocationVersion: db.query<{ version: number }, []>(
+      "SELECT version FROM store_versions WHERE name = 'token_revocations'",
+    ),
+    bumpRevocations: db.query(
+      `INSERT INTO store_versions (name, version) VALUES ('token_revocations', 1)
+       ON CONFLICT (name) DO UPDATE SET version = version + 1`,
     ),
   };
 
@@ -59,6 +73,9 @@ export function createIdentitySession(db: Database): IdentitySession {
     findUserByUsername: async (tenantId, username) => mapOrNull(q.userByName.get(tenantId, username), toUser),
     findToken: async (tenantId, jti) => mapOrNull(q.token.get(tenantId, jti), toToken),
     listTokens: async (tenantId) => q.tokens.all(tenantId).map(toToken),
+    exportUsers: async (tenantId, after, limit) => q.userPage.all(tenantId, after ?? "", limit).map(toUser),
+    exportTokens: async (tenantId, after, limit) =>
+      q.tokenPage.all(tenantId, after ?? "", limit).map(toToken),
 
     insertTenant: async (tenant: Tenant) => {
       uniquely(`a tenant named '${tenant.name}' exists already`, () =>
@@ -92,7 +109,12 @@ export function createIdentitySession(db: Database): IdentitySession {
         token.revokedAt,
       );
     },
-    revokeToken: async (tenantId, jti, at) => q.revokeToken.run(at, tenantId, jti).changes > 0,
+    revokeToken: async (tenantId, jti, at) => {
+      const revoked = q.revokeToken.run(at, tenantId, jti).changes > 0;
+      if (revoked) q.bumpRevocations.run();
+      return revoked;
+    },
+    revocationVersion: async () => q.revocationVersion.get()?.version ?? 0,
   };
 }
 

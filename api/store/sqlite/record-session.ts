@@ -12,7 +12,10 @@ import { tableName } from "./catalogue-ddl.ts";
 import { type ColumnValue, columnList, decodeValue, encodeValue } from "./record-codec.ts";
 import { createRecordConstraints } from "./record-constraints.ts";
 
-type RecordMethods = Pick<RecordReader, "findRecords" | "findRecordByValue" | "countReferencing"> &
+type RecordMethods = Pick<
+  RecordReader,
+  "findRecords" | "findRecordByValue" | "countReferencing" | "exportSequences"
+> &
   RecordWriter;
 
 /** Columns `start`, `start + 1`, … of a row read as an array → record values of `fields`, in that order. */
@@ -37,6 +40,13 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
     sequence: db.query<{ value: number }, [string, string]>(
       `INSERT INTO sequences (tenant_id, name, value) VALUES (?, ?, 1)
        ON CONFLICT (tenant_id, name) DO UPDATE SET value = value + 1 RETURNING value`,
+    ),
+    sequences: db.query<{ name: string; value: number }, [string]>(
+      "SELECT name, value FROM sequences WHERE tenant_id = ? ORDER BY name",
+    ),
+    setSequence: db.query(
+      `INSERT INTO sequences (tenant_id, name, value) VALUES (?, ?, ?)
+       ON CONFLICT (tenant_id, name) DO UPDATE SET value = excluded.value`,
     ),
   };
 
@@ -88,5 +98,21 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
       db.query(`DELETE FROM ${table(tenantId, object)} WHERE uid = ?`).run(uid);
     },
     nextSequenceValue: async (tenantId, name) => q.sequence.get(tenantId, name)?.value ?? 1,
+    exportSequences: async (tenantId) => q.sequences.all(tenantId),
+    async importRecords(tenantId, object, records) {
+      const columns = object.fields.map(column).join(", ");
+      const marks = object.fields.map(() => "?").join(", ");
+      const insert = db.query(`INSERT INTO ${table(tenantId, object)} (${columns}) VALUES (${marks})`);
+      for (const values of records) {
+        try {
+          insert.run(...object.fields.map((field) => encodeValue(field, values[field.name] ?? null)));
+        } catch (error) {
+          throw constraints.explainFailure(error, tenantId, object, values, null);
+        }
+      }
+    },
+    async importSequences(tenantId, sequences) {
+      for (const { name, value } of sequences) q.setSequence.run(tenantId, name, value);
+    },
   };
 }

@@ -16,6 +16,7 @@ import type {
   DeliveryRecord,
 } from "../delivery-log.ts";
 import { type AttemptRow, attemptOf, type DeliveryRow, deliveryOf } from "../delivery-rows.ts";
+import { createDeliveryLogCopy } from "./delivery-log-copy.ts";
 
 const COLUMNS = `tenant_id, id, webhook_id, event_id, part, status, body, test, attempts, committed_at,
   created_at, updated_at`;
@@ -54,6 +55,7 @@ export function createDeliveryLogSession(
   db: Runner,
 ): DeliveryLogReader & DeliveryLogWriter & DeliveryLogRetention {
   return {
+    ...createDeliveryLogCopy(db),
     async listDeliveries(tenantId, webhookId, query) {
       const where = ["tenant_id = $1", "webhook_id = $2"];
       const params: BoundValue[] = [tenantId, webhookId];

@@ -17,6 +17,7 @@ import type {
   DeliveryRecord,
 } from "../delivery-log.ts";
 import { type AttemptRow, attemptOf, type DeliveryRow, deliveryOf } from "../delivery-rows.ts";
+import { createDeliveryLogCopy } from "./delivery-log-copy.ts";
 
 interface AgedDeliveryRow {
   tenant_id: string;
@@ -55,6 +56,7 @@ export function createDeliveryLogSession(
   };
 
   return {
+    ...createDeliveryLogCopy(db),
     async listDeliveries(tenantId, webhookId, query) {
       const where = ["tenant_id = ?", "webhook_id = ?"];
       const params: (string | number)[] = [tenantId, webhookId];

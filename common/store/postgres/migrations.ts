@@ -239,4 +239,16 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP TABLE feed_cursors_v3;
     `,
   },
+  {
+    version: 7,
+    name: "store-wide versions: token revocations",
+    // One row per thing every process caches and must see change: `token_revocations` grows with each
+    // revocation, so an API process that caches token lookups drops them when it moved (auth-service.ts).
+    sql: `
+      CREATE TABLE store_versions (
+        name text COLLATE "C" PRIMARY KEY,
+        version bigint NOT NULL
+      );
+    `,
+  },
 ];

@@ -293,6 +293,18 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE webhooks ADD COLUMN options TEXT;
     `,
   },
+  {
+    version: 13,
+    name: "store-wide versions: token revocations",
+    // One row per thing every process caches and must see change: `token_revocations` grows with each
+    // revocation, so an API process that caches token lookups drops them when it moved (auth-service.ts).
+    sql: `
+      CREATE TABLE store_versions (
+        name TEXT PRIMARY KEY,
+        version INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

@@ -48,6 +48,29 @@ export function describeIdentity(sut: StoreUnderTest): void {
       expect((await sut.store.findToken(a.id, ta.jti))?.revokedAt).toBe(1000);
     });
 
+    test("every recorded revocation moves the store's revocation version, seen by every handle", async () => {
+      const a = tenant("a");
+      const ua = user(a.id, "ada");
+      const [one, two] = [token(a.id, ua.id), token(a.id, ua.id)];
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertUser(ua);
+        await tx.insertToken(one);
+        await tx.insertToken(two);
+      });
+      const other = await sut.reopen();
+      expect(await sut.store.revocationVersion()).toBe(0);
+      await sut.store.unitOfWork((tx) => tx.revokeToken(a.id, one.jti, 1));
+      const first = await other.revocationVersion();
+      expect(first).toBeGreaterThan(0);
+      // No such token: nothing recorded, nothing moves.
+      await sut.store.unitOfWork((tx) => tx.revokeToken(a.id, crypto.randomUUID(), 2));
+      expect(await other.revocationVersion()).toBe(first);
+      await other.unitOfWork((tx) => tx.revokeToken(a.id, two.jti, 3));
+      sut.store.refreshReads();
+      expect(await sut.store.revocationVersion()).toBeGreaterThan(first);
+    });
+
     test("tenant names are unique regardless of case", async () => {
       await sut.store.unitOfWork((tx) => tx.insertTenant(tenant("Acme")));
       await expect(sut.store.unitOfWork((tx) => tx.insertTenant(tenant("acme")))).rejects.toThrow();

@@ -30,6 +30,9 @@ export const PORT_MEMBERS = {
     insertUser: true,
     insertToken: true,
     revokeToken: true,
+    exportUsers: true,
+    exportTokens: true,
+    revocationVersion: true,
   } satisfies Members<IdentityReader & IdentityWriter>,
   catalogue: {
     catalogueVersion: true,
@@ -41,6 +44,8 @@ export const PORT_MEMBERS = {
     deleteCustomField: true,
     setObjectTracked: true,
     bumpCatalogueVersion: true,
+    exportCatalogue: true,
+    importCatalogue: true,
   } satisfies Members<CatalogueReader & CatalogueWriter>,
   records: {
     findRecords: true,
@@ -54,6 +59,9 @@ export const PORT_MEMBERS = {
     updateRecord: true,
     deleteRecord: true,
     nextSequenceValue: true,
+    exportSequences: true,
+    importRecords: true,
+    importSequences: true,
   } satisfies Members<RecordReader & RecordWriter>,
   changeLog: {
     feedPartitions: true,
@@ -62,6 +70,8 @@ export const PORT_MEMBERS = {
     changeLogLag: true,
     appendChanges: true,
     setFeedPosition: true,
+    passedByAllReaders: true,
+    importChanges: true,
   } satisfies Members<ChangeLogReader & ChangeLogWriter>,
   webhooks: {
     listWebhooks: true,
@@ -85,6 +95,8 @@ export const PORT_MEMBERS = {
     listAttempts: true,
     insertDeliveries: true,
     resetDelivery: true,
+    exportDeliveries: true,
+    importDeliveries: true,
   } satisfies Members<DeliveryLogReader & DeliveryLogWriter>,
   retention: {
     pruneDeliveries: true,

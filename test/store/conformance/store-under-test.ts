@@ -18,6 +18,8 @@ export interface StoreUnderTest {
   reopen(): Promise<Store>;
   /** The dispatcher's delivery-log port over this test's data; closed after the test. */
   dispatcherLog(): Promise<DeliveryStore>;
+  /** Another fresh, empty store of the same engine (recorded too), as a copy's target; dropped after the test. */
+  another(): Promise<Store>;
 }
 
 /** Registers, in the calling `describe`, the hooks that open and drop a store around each test. */
@@ -59,6 +61,16 @@ export function useStoreUnderTest(engine: string, open: EngineFactory, called: S
       const log = await current().openDispatcherLog();
       closers.push(() => log.close());
       return log;
+    },
+    async another() {
+      current();
+      const fresh = await open();
+      const other = recordingStore(fresh.store, called);
+      closers.push(async () => {
+        await other.close();
+        await fresh.cleanup();
+      });
+      return other;
     },
   };
 }
