@@ -1,12 +1,17 @@
 /**
- * The baseline: a bare BullMQ Worker that POSTs each delivery job's body to
- * its webhook's URL with fetch — no validation, signing, store, limiter or
- * retry policy. Environment: REDIS_URL, BULL_PREFIX, CONCURRENCY, URLS (JSON:
- * webhook id → URL). Prints a line once taking jobs; exits on SIGTERM.
+ * The baselines: a bare BullMQ Worker that POSTs each delivery job's body to
+ * its webhook's URL with fetch — no validation, signing, limiter or retry
+ * policy. With LOG_FILE set, the durable baseline: the same, and each
+ * delivery's row written into that SQLite file (durable-rows.ts: the
+ * service's connection settings, rows of one event-loop turn committed
+ * together) before its job completes. Environment: REDIS_URL, BULL_PREFIX,
+ * CONCURRENCY, URLS (JSON: webhook id → URL), LOG_FILE (optional). Prints a
+ * line once taking jobs; exits on SIGTERM.
  */
 import { Worker } from "bullmq";
 import { connectRedis } from "../../common/redis.ts";
 import { DELIVERY_QUEUE } from "../../common/redis-keys.ts";
+import { openDurableRows } from "./durable-rows.ts";
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -15,21 +20,34 @@ const env = (name: string) => {
 };
 const urls = JSON.parse(env("URLS")) as Record<string, string>;
 const redis = connectRedis(env("REDIS_URL"), () => undefined);
+const log = process.env.LOG_FILE ? openDurableRows(process.env.LOG_FILE) : null;
 
 const worker = new Worker(
   DELIVERY_QUEUE,
   async (job) => {
+    const startedAt = Date.now();
     const response = await fetch(urls[job.data.webhookId] ?? "", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(job.data.body),
     });
-    await response.text();
+    const answer = await response.text();
+    await log?.write({
+      deliveryId: job.data.deliveryId,
+      webhookId: job.data.webhookId,
+      statusCode: response.status,
+      responseBody: answer.slice(0, 1024),
+      startedAt,
+      durationMs: Date.now() - startedAt,
+    });
   },
   { connection: redis, prefix: env("BULL_PREFIX"), concurrency: Number(env("CONCURRENCY")) },
 );
 await worker.waitUntilReady();
-console.log("Bare worker consuming deliveries");
+console.log(log ? "Durable worker consuming deliveries" : "Bare worker consuming deliveries");
 process.on("SIGTERM", () => {
-  void worker.close(true).finally(() => process.exit(0));
+  void worker
+    .close(true)
+    .then(() => log?.close())
+    .finally(() => process.exit(0));
 });
