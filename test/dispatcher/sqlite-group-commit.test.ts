@@ -21,6 +21,8 @@ describe("SQLite delivery store group commit", () => {
     api = new Database(join(dir, "store.sqlite"), { create: true, strict: true });
     api.run("PRAGMA journal_mode = WAL");
     migrate(api);
+    api.run(`INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, version, created_at, updated_at)
+             VALUES ('t', 'w', 'w', 'http://r/', 'graphql', 'subscription { x }', '{}', 'sealed', 1, 1, 0, 0)`);
     for (const id of ids) {
       api.run(
         `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
@@ -47,12 +49,19 @@ describe("SQLite delivery store group commit", () => {
   test("concurrent writes all land, each delivery's in order", async () => {
     const results = await Promise.all(
       ids.flatMap((id) => [
-        store.startAttempt("t", id, 1, { url: "http://r/", headers: {} }),
+        store.startAttempt({
+          tenantId: "t",
+          deliveryId: id,
+          webhookId: "w",
+          webhookVersion: 1,
+          startedAt: 1,
+          request: { url: "http://r/", headers: {} },
+        }),
         store.finishAttempt("t", id, 1, attempt, "pending").then(() => "finished"),
         store.recordAttempt("t", id, attempt, "succeeded"),
       ]),
     );
-    expect(results).toEqual(ids.flatMap(() => [1, "finished", 2]));
+    expect(results).toEqual(ids.flatMap(() => [{ kind: "started", number: 1 }, "finished", 2]));
     expect(logged()).toEqual(ids.map((id) => ({ id, status: "succeeded", attempts: 2, rows: 2 })));
   });
 
