@@ -7,9 +7,13 @@
  * far more than the statements in it. A write's promise resolves once its
  * transaction is committed (in the WAL, which a killed process does not lose),
  * so an attempt logged as started before its request is sent is in the log
- * whatever happens to the process after.
+ * whatever happens to the process after. WAL checkpoints run on a worker
+ * thread (common/store/sqlite/wal-checkpointer.ts), as in the API's store:
+ * a checkpoint in a commit copies pages and fsyncs on the thread every
+ * delivery in flight runs on.
  */
 import type { SqliteEngine } from "../../store/sqlite/sqlite-engine.ts";
+import { startWalCheckpointer } from "../../store/sqlite/wal-checkpointer.ts";
 import { bumpWebhookSetVersion, decodeHeaders, type WebhookRow } from "../../store/sqlite/webhook-rows.ts";
 import {
   type AttemptRecord,
@@ -72,6 +76,8 @@ const SQL = {
 export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
   const db = engine.connection;
   const write = createGroupCommit(db);
+  // Commits never checkpoint on this thread (a file's WAL only; in memory there is none).
+  const checkpointer = engine.path === ":memory:" ? null : startWalCheckpointer(engine.path, db);
 
   // The helpers below run inside a group commit's transaction: what each writes lands together or not at all.
 
@@ -211,6 +217,7 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       write(() => disable(tenantId, webhookId, reason, at)),
     async close() {
       await write.flush();
+      await checkpointer?.stop();
       db.close();
     },
   };
