@@ -259,7 +259,8 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       if (state === NOT_YET) state = await loading;
       if (state.status === "succeeded" || state.status === "failed") return dropFinished(job, state.status);
       webhook = state.webhook;
-      if (webhook) setNewest(webhooks, webhookKey(job), webhook, KEPT_WEBHOOKS);
+      // Shared by every attempt until it changes: frozen, so that none can alter it for the others.
+      if (webhook) setNewest(webhooks, webhookKey(job), Object.freeze(webhook), KEPT_WEBHOOKS);
     }
     const startedAt = now();
     let request: DeliveryRequest;

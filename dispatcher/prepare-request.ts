@@ -1,16 +1,26 @@
 /**
  * An attempt's request from a webhook definition: the job and the webhook as
  * the delivery log last read it in, the DeliveryRequest (rendered with the
- * tenant's config variables as they are now, signed) out. Opened secrets and
- * redactors are kept in memory, since every attempt would otherwise repeat
- * the same work.
+ * tenant's config variables as they are now, signed) out. What depends only on
+ * the definition is kept with it, since every attempt would otherwise repeat
+ * the same work: its signing keys, and its rendered URL and headers when they
+ * name no variable (variables are read at every attempt: they change without
+ * the webhook's version moving). Opened secrets and redactors are kept too.
  */
 import { setNewest } from "../common/bounded-map.ts";
 import type { DeliveryJob } from "../common/delivery-job.ts";
 import type { DeliveryStore, DeliveryWebhook } from "../common/delivery-log/delivery-store.ts";
 import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
 import { NOT_YET, valueNow } from "../common/settled.ts";
-import { buildDeliveryRequest, type DeliveryRequest, variablesOf } from "./build-request.ts";
+import {
+  type DeliveryRequest,
+  type RenderedWebhook,
+  renderWebhook,
+  type SigningKeys,
+  signedRequest,
+  signingKeysOf,
+  variablesOf,
+} from "./build-request.ts";
 import { createRedactor, NO_SECRETS, type Redactor } from "./redact-secrets.ts";
 import { UndeliverableError } from "./undeliverable-error.ts";
 
@@ -19,6 +29,16 @@ const OPENED_SECRETS = 1024;
 
 /** Redactors kept in memory, one per set of secret values a webhook renders; least recently added out first. */
 const KEPT_REDACTORS = 1024;
+
+/** What is kept of a webhook definition: its variables, its rendering when it names none, its signing keys once needed. */
+interface PreparedWebhook {
+  variables: string[];
+  rendered: RenderedWebhook | null;
+  /** The current secret's key. */
+  keys?: SigningKeys;
+  /** The current secret's, then the previous one's, once an attempt in its grace period needed them. */
+  keysInGrace?: SigningKeys;
+}
 
 /**
  * Builds an attempt's request; the promise is already settled when no variable had to be read.
@@ -61,13 +81,32 @@ export function createRequestPreparer(deps: {
     return redactor;
   };
 
-  return async (job, webhook) => {
-    if (!webhook) throw new UndeliverableError("webhook_deleted", "the webhook was deleted");
-    if (!webhook.enabled) {
-      const why = webhook.disabledReason ? `: ${webhook.disabledReason}` : "";
-      throw new UndeliverableError("webhook_disabled", `the webhook is disabled${why}`);
+  // By definition: a webhook changed is another object (see deliver.ts), so a definition's entry goes with it.
+  const prepared = new WeakMap<DeliveryWebhook, PreparedWebhook>();
+  const prepare = (webhook: DeliveryWebhook): PreparedWebhook => {
+    let kept = prepared.get(webhook);
+    if (kept) return kept;
+    const variables = variablesOf(webhook);
+    kept = { variables, rendered: variables.length === 0 ? renderWebhook(webhook, new Map()) : null };
+    prepared.set(webhook, kept);
+    return kept;
+  };
+
+  /** The keys to sign with now: the previous secret's too while its grace lasts. */
+  const keysNow = (webhook: DeliveryWebhook, kept: PreparedWebhook): SigningKeys => {
+    const context = webhookSecretContext(webhook.tenantId, webhook.id);
+    const previous = webhook.previousSealedSecret;
+    if (previous === null || (webhook.previousSecretUntil ?? 0) <= now()) {
+      kept.keys ??= signingKeysOf(open(webhook.sealedSecret, context));
+      return kept.keys;
     }
-    const finding = store.findVariables(job.tenantId, variablesOf(webhook));
+    kept.keysInGrace ??= signingKeysOf(open(webhook.sealedSecret, context), open(previous, context));
+    return kept.keysInGrace;
+  };
+
+  /** The definition rendered with the tenant's variables as they are now (opened, and hidden by its redactor when secret). */
+  const renderWithVariables = async (job: DeliveryJob, webhook: DeliveryWebhook, names: string[]) => {
+    const finding = store.findVariables(job.tenantId, names);
     let stored = valueNow(finding);
     if (stored === NOT_YET) stored = await finding;
     const variables = new Map<string, string>();
@@ -80,17 +119,22 @@ export function createRequestPreparer(deps: {
         secrets.set(v.key, value);
       }
     }
-    const secretContext = webhookSecretContext(job.tenantId, webhook.id);
-    const previous = webhook.previousSealedSecret;
-    const inGrace = previous !== null && (webhook.previousSecretUntil ?? 0) > now();
-    return buildDeliveryRequest({
-      job,
-      webhook,
-      variables,
-      secret: open(webhook.sealedSecret, secretContext),
-      previousSecret: inGrace ? open(previous, secretContext) : null,
-      timestampSeconds: Math.floor(now() / 1000),
-      redactor: redactorOf(secrets),
-    });
+    return renderWebhook(webhook, variables, redactorOf(secrets));
+  };
+
+  return async (job, webhook) => {
+    if (!webhook) throw new UndeliverableError("webhook_deleted", "the webhook was deleted");
+    if (!webhook.enabled) {
+      const why = webhook.disabledReason ? `: ${webhook.disabledReason}` : "";
+      throw new UndeliverableError("webhook_disabled", `the webhook is disabled${why}`);
+    }
+    const kept = prepare(webhook);
+    let rendered = kept.rendered;
+    if (rendered === null) {
+      const rendering = renderWithVariables(job, webhook, kept.variables);
+      const settled = valueNow(rendering);
+      rendered = settled === NOT_YET ? await rendering : settled;
+    }
+    return signedRequest(rendered, job, keysNow(webhook, kept), Math.floor(now() / 1000));
   };
 }
