@@ -1,8 +1,9 @@
 /**
  * One delivery attempt, end to end: a DeliveryJob in, a DeliveryDecision (what
- * the queue should do with the job) out. Loads the webhook and variables as
- * they are now, builds and signs the request, takes a per-endpoint slot, sends,
- * classifies the answer, applies the retry policy and writes the delivery log.
+ * the queue should do with the job) out. Builds and signs the request from the
+ * webhook as last read (checked current as the attempt is logged) and the
+ * variables as they are now, takes a per-endpoint slot, sends, classifies the
+ * answer, applies the retry policy and writes the delivery log.
  * What it logs and records about a sent request passes through the request's
  * redactor: secret config variable values never reach the log or the API.
  */
@@ -11,16 +12,17 @@ import type { DeliveryJob } from "../common/delivery-job.ts";
 import type { AttemptRecord } from "../common/delivery-log/delivery-log.ts";
 import type { DeliveryStore, DeliveryWebhook } from "../common/delivery-log/delivery-store.ts";
 import type { Logger } from "../common/log.ts";
-import { configSecretContext, type SecretBox, webhookSecretContext } from "../common/secret-box.ts";
+import type { SecretBox } from "../common/secret-box.ts";
 import { NOT_YET, valueNow } from "../common/settled.ts";
-import { buildDeliveryRequest, type DeliveryRequest, sentRequestOf, variablesOf } from "./build-request.ts";
+import { type DeliveryRequest, sentRequestOf } from "./build-request.ts";
 import { createBusyParking, type ParkingRules } from "./busy-parking.ts";
 import { classifyResponse } from "./classify-response.ts";
 import { type DeliveryOutcome, decideOutcome, maxAttempts, type RetryPolicy } from "./decide-outcome.ts";
 import { type DeliveryMetrics, NO_DELIVERY_METRICS } from "./delivery-metrics.ts";
 import type { EndpointLease, EndpointLimiter } from "./endpoint-limiter.ts";
 import type { AttemptResult, SendDelivery } from "./http-sender.ts";
-import { createRedactor, NO_SECRETS, type Redactor } from "./redact-secrets.ts";
+import { createRequestPreparer } from "./prepare-request.ts";
+import { NO_SECRETS, type Redactor } from "./redact-secrets.ts";
 import { UndeliverableError } from "./undeliverable-error.ts";
 
 /** What the queue does with the job after `deliver`. */
@@ -64,11 +66,14 @@ export interface DelivererDeps {
   random?: () => number;
 }
 
-/** Opened secrets kept in memory (webhook secrets and secret variables), least recently added out first. */
-const OPENED_SECRETS = 1024;
+/** Webhook definitions kept in memory (see createDeliverer); beyond this many, the one read longest ago is dropped. */
+const KEPT_WEBHOOKS = 1024;
 
-/** Redactors kept in memory, one per set of secret values a webhook renders; least recently added out first. */
-const KEPT_REDACTORS = 1024;
+/**
+ * Reads of a webhook's definition one attempt makes at most: each read after the first follows a
+ * change of the webhook between its read and the attempt's logging. Past it, an internal error (retried).
+ */
+const WEBHOOK_READS = 3;
 
 /** How long an attempt waits for its answer before it counts as slow (and `onSlow` is called). */
 const SLOW_ATTEMPT_MS = 500;
@@ -95,65 +100,14 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
   const release = (lease: EndpointLease) =>
     lease.release().catch((error) => deps.log.warn("endpoint lease not released", { error: String(error) }));
 
-  // Opened secrets by sealed text and context: opening (AES-GCM) every attempt would repeat the same work.
-  const opened = new Map<string, string>();
-  const open = (sealed: string, context: string) => {
-    const key = `${context}\u0000${sealed}`;
-    let secret = opened.get(key);
-    if (secret === undefined) {
-      secret = box.open(sealed, context);
-      setNewest(opened, key, secret, OPENED_SECRETS);
-    }
-    return secret;
-  };
+  const prepare = createRequestPreparer({ store, box, now });
 
-  // Redactors by the secret values they hide: building one (a pattern over every form of each value)
-  // every attempt would repeat the same work.
-  const redactors = new Map<string, Redactor>();
-  const redactorOf = (secrets: ReadonlyMap<string, string>) => {
-    if (secrets.size === 0) return NO_SECRETS;
-    const key = [...secrets].map(([name, value]) => `${name}\u0000${value}`).join("\u0001");
-    let redactor = redactors.get(key);
-    if (redactor === undefined) {
-      redactor = createRedactor(secrets);
-      setNewest(redactors, key, redactor, KEPT_REDACTORS);
-    }
-    return redactor;
-  };
-
-  /** The request for this attempt, from the webhook and variables as they are now. */
-  async function prepare(job: DeliveryJob, webhook: DeliveryWebhook | null): Promise<DeliveryRequest> {
-    if (!webhook) throw new UndeliverableError("webhook_deleted", "the webhook was deleted");
-    if (!webhook.enabled) {
-      const why = webhook.disabledReason ? `: ${webhook.disabledReason}` : "";
-      throw new UndeliverableError("webhook_disabled", `the webhook is disabled${why}`);
-    }
-    const finding = store.findVariables(job.tenantId, variablesOf(webhook));
-    let stored = valueNow(finding);
-    if (stored === NOT_YET) stored = await finding;
-    const variables = new Map<string, string>();
-    const secrets = new Map<string, string>();
-    for (const v of stored) {
-      if (v.configType !== "secret") variables.set(v.key, v.value);
-      else {
-        const value = open(v.value, configSecretContext(job.tenantId, v.key));
-        variables.set(v.key, value);
-        secrets.set(v.key, value);
-      }
-    }
-    const secretContext = webhookSecretContext(job.tenantId, webhook.id);
-    const previous = webhook.previousSealedSecret;
-    const inGrace = previous !== null && (webhook.previousSecretUntil ?? 0) > now();
-    return buildDeliveryRequest({
-      job,
-      webhook,
-      variables,
-      secret: open(webhook.sealedSecret, secretContext),
-      previousSecret: inGrace ? open(previous, secretContext) : null,
-      timestampSeconds: Math.floor(now() / 1000),
-      redactor: redactorOf(secrets),
-    });
-  }
+  // Webhook definitions by tenant and id, as last read: an attempt builds its request from the one
+  // kept here, and the store checks, as it logs the attempt as started, that the webhook is still at
+  // that version (versions only grow, ids are never reused), so the request that leaves was built from
+  // the webhook as it is at that commit. Only a webhook not kept here, or moved on since, is read.
+  const webhooks = new Map<string, DeliveryWebhook>();
+  const webhookKey = (job: DeliveryJob) => `${job.tenantId}\u0000${job.webhookId}`;
 
   /**
    * Logs the attempt and the status it leaves the delivery in: into its row `started` when it was
@@ -204,21 +158,44 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     if (number === null) deps.log.warn("delivery not in the delivery log", fields);
   }
 
+  const dropFinished = (job: DeliveryJob, status: string): DeliveryDecision => {
+    deps.log.info("finished delivery's job dropped", {
+      tenantId: job.tenantId,
+      deliveryId: job.deliveryId,
+      status,
+    });
+    return { kind: "skipped" };
+  };
+
   /**
    * Logs the attempt as started, sends within the endpoint slot `lease` — freed as soon as the answer
-   * is in (logging it needs no slot) — and logs the outcome.
+   * is in (logging it needs no slot) — and logs the outcome. Null, with nothing sent: `webhook` (the
+   * definition `request` was built from) is no longer the current one.
    */
   async function sendAndDecide(
     job: DeliveryJob,
+    webhook: DeliveryWebhook,
     request: DeliveryRequest,
     context: DeliveryContext,
     lease: EndpointLease,
-  ): Promise<DeliveryDecision> {
+  ): Promise<DeliveryDecision | null> {
     // Committed before the request leaves: a dispatcher killed while the receiver holds the request
     // leaves this attempt in the log, in flight, for the delivery's next attempt to close as unknown.
     let started: number | null;
     try {
-      started = await store.startAttempt(job.tenantId, job.deliveryId, now(), sentRequestOf(request));
+      const start = await store.startAttempt({
+        tenantId: job.tenantId,
+        deliveryId: job.deliveryId,
+        webhookId: job.webhookId,
+        webhookVersion: webhook.version,
+        startedAt: now(),
+        request: sentRequestOf(request),
+      });
+      if (start.kind !== "started" && start.kind !== "unlogged") {
+        void release(lease);
+        return start.kind === "finished" ? dropFinished(job, start.status) : null;
+      }
+      started = start.kind === "started" ? start.number : null;
     } catch (error) {
       void release(lease);
       throw error;
@@ -263,20 +240,27 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     return outcome;
   }
 
-  // Each step below reads an already-settled promise at once when the store answered within the call
-  // (valueNow): an `await` would queue the rest of the attempt behind every other delivery's.
-  return async (job, context) => {
-    const loading = store.loadDelivery(job.tenantId, job.deliveryId, job.webhookId);
-    let state = valueNow(loading);
-    if (state === NOT_YET) state = await loading;
-    const { status, webhook } = state;
-    if (status === "succeeded" || status === "failed") {
-      deps.log.info("finished delivery's job dropped", {
-        tenantId: job.tenantId,
-        deliveryId: job.deliveryId,
-        status,
-      });
-      return { kind: "skipped" };
+  /**
+   * One try at an attempt, from the webhook definition `kept` here (undefined: read it now with the
+   * delivery's status). Null, with nothing sent or logged: that definition turned out not to be the
+   * current one, and the next try reads it.
+   */
+  async function attemptWith(
+    job: DeliveryJob,
+    context: DeliveryContext,
+    kept: DeliveryWebhook | undefined,
+  ): Promise<DeliveryDecision | null> {
+    // Each step below reads an already-settled promise at once when the store answered within the call
+    // (valueNow): an `await` would queue the rest of the attempt behind every other delivery's.
+    let webhook: DeliveryWebhook | null | undefined = kept;
+    if (webhook === undefined) {
+      const loading = store.loadDelivery(job.tenantId, job.deliveryId, job.webhookId);
+      let state = valueNow(loading);
+      if (state === NOT_YET) state = await loading;
+      if (state.status === "succeeded" || state.status === "failed") return dropFinished(job, state.status);
+      webhook = state.webhook;
+      // Shared by every attempt until it changes: frozen, so that none can alter it for the others.
+      if (webhook) setNewest(webhooks, webhookKey(job), Object.freeze(webhook), KEPT_WEBHOOKS);
     }
     const startedAt = now();
     let request: DeliveryRequest;
@@ -285,6 +269,8 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
       const prepared = valueNow(preparing);
       request = prepared === NOT_YET ? await preparing : prepared;
     } catch (error) {
+      // A kept definition may be out of date (disabled, since enabled again): fail only over the current one.
+      if (kept) return null;
       // Internal errors (store, secrets) are retried by the worker; on the last attempt the log says why it ended.
       const internal = !(error instanceof UndeliverableError);
       if (internal && context.attempt < maxAttempts(retry)) throw error;
@@ -304,6 +290,18 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     if (!lease) {
       return { kind: "busy", delayMs: parking.park(request.endpoint, limiter.heldFor(request.endpoint)) };
     }
-    return sendAndDecide(job, request, context, lease);
+    // A request was built, so there was a webhook to build it from.
+    return sendAndDecide(job, webhook as DeliveryWebhook, request, context, lease);
+  }
+
+  return async (job, context) => {
+    let decision = await attemptWith(job, context, webhooks.get(webhookKey(job)));
+    for (let reads = 1; decision === null; reads++) {
+      webhooks.delete(webhookKey(job));
+      if (reads >= WEBHOOK_READS)
+        throw new Error("the webhook kept changing while its attempt was being logged");
+      decision = await attemptWith(job, context, undefined);
+    }
+    return decision;
   };
 }

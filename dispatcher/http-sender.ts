@@ -140,12 +140,12 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
   };
 
   const post = (request: DeliveryRequest, address: string, signal: AbortSignal) => {
-    const { url, headers } = request;
+    const { url } = request;
     const https = url.protocol === "https:";
     const pinned = hostOf(url) !== address;
-    // Pinned to a resolved address: Host and the TLS server name still name the URL's host (the
-    // attempt's own headers, built for it). A literal address needs neither: fetch derives both.
-    if (pinned) headers.set("host", url.host);
+    // Pinned to a resolved address: Host and the TLS server name still name the URL's host. A
+    // literal address needs neither: fetch derives both.
+    const headers = pinned ? { ...request.headers, host: url.host } : request.headers;
     const tls = https && pinned ? { serverName: url.hostname } : {};
     return fetch(pinned ? pinnedUrl(url, address) : url, {
       method: "POST",

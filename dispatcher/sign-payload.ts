@@ -37,9 +37,12 @@ export function signingKeyOf(secret: string): Buffer {
  * @throws InvalidWebhookSecretError
  */
 export function signPayload(secret: string, id: string, timestampSeconds: number, body: string): string {
+  return signWithKey(signingKeyOf(secret), id, timestampSeconds, body);
+}
+
+/** signPayload with the secret's key already decoded (signingKeyOf): for a key used again and again. */
+export function signWithKey(key: Buffer, id: string, timestampSeconds: number, body: string): string {
   // Bun's own HMAC: half the time of node:crypto's createHmac for a delivery-sized body.
-  const mac = new Bun.CryptoHasher("sha256", signingKeyOf(secret)).update(
-    `${id}.${timestampSeconds}.${body}`,
-  );
+  const mac = new Bun.CryptoHasher("sha256", key).update(`${id}.${timestampSeconds}.${body}`);
   return `v1,${mac.digest("base64")}`;
 }

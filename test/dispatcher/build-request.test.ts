@@ -55,7 +55,7 @@ describe("buildDeliveryRequest", () => {
     expect(request.url.href).toBe("https://hooks.example:8443/hooks/in?k=1");
     expect(request.endpoint).toBe("hooks.example:8443");
     expect(request.body).toBe(JSON.stringify(job.body));
-    expect(Object.fromEntries(request.headers.entries())).toEqual({
+    expect(request.headers).toEqual({
       authorization: "Bearer s3cret",
       "x-plain": "x",
       "content-type": "application/json",
@@ -74,10 +74,10 @@ describe("buildDeliveryRequest", () => {
         headers: { "Webhook-Signature": "v1,forged", "service-request-id": "x", Host: "evil", "X-Ok": "1" },
       }),
     );
-    expect(request.headers.get("webhook-signature")).not.toBe("v1,forged");
-    expect(request.headers.get("service-request-id")).toBe("d-123");
-    expect(request.headers.get("host")).toBeNull();
-    expect(request.headers.get("x-ok")).toBe("1");
+    expect(request.headers["webhook-signature"]).not.toBe("v1,forged");
+    expect(request.headers["service-request-id"]).toBe("d-123");
+    expect(request.headers.host).toBeUndefined();
+    expect(request.headers["x-ok"]).toBe("1");
   });
 
   test.each([
@@ -117,12 +117,12 @@ describe("buildDeliveryRequest", () => {
     const previous = "whsec_c2VjcmV0LWJlZm9yZS1yb3RhdGlvbg==";
     const request = buildDeliveryRequest({ ...input({}), previousSecret: previous });
     const body = JSON.stringify(job.body);
-    expect(request.headers.get("webhook-signature")).toBe(
+    expect(request.headers["webhook-signature"]).toBe(
       `${signPayload(SECRET, "d-123", 1_700_000_000, body)} ${signPayload(previous, "d-123", 1_700_000_000, body)}`,
     );
-    expect(
-      buildDeliveryRequest({ ...input({}), previousSecret: null }).headers.get("webhook-signature"),
-    ).toBe(signPayload(SECRET, "d-123", 1_700_000_000, body));
+    expect(buildDeliveryRequest({ ...input({}), previousSecret: null }).headers["webhook-signature"]).toBe(
+      signPayload(SECRET, "d-123", 1_700_000_000, body),
+    );
   });
 
   test("variablesOf lists URL and header variables once", () => {

@@ -13,7 +13,7 @@ const policy = { allowHttp: true, allowedRanges: parseAllowedRanges("127.0.0.0/8
 
 const requestTo = (url: string, redactor: Redactor = NO_SECRETS): DeliveryRequest => ({
   url: new URL(url),
-  headers: new Headers({ "content-type": "application/json" }),
+  headers: { "content-type": "application/json" },
   body: "[]",
   endpoint: "unused",
   redactor,
@@ -163,8 +163,7 @@ describe("http sender: secret config values stay out of the result", () => {
     expect(leaks(result.responseBody ?? "")).toEqual([]);
 
     receiver.respondWith((request) => new Response(`echo ${request.headers["x-key"]}`, { status: 500 }));
-    const request = requestTo(receiver.url, redactor);
-    request.headers.set("x-key", SECRET);
+    const request = { ...requestTo(receiver.url, redactor), headers: { "x-key": SECRET } };
     expect((await send(request)).responseBody).toBe("echo {{ HOOK_KEY }}");
     await receiver.stop();
   });

@@ -11,6 +11,20 @@ import { migrate } from "../../common/store/sqlite/migrations.ts";
 /** The request an attempt is logged with (already redacted by the dispatcher). */
 const SENT = { url: "https://receiver.example/hook", headers: { "x-key": "{{ KEY }}" } };
 
+/** Webhook `w` of tenant `t` at version 1, as the API stores one. */
+const WEBHOOK_W = `INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, version, created_at, updated_at)
+  VALUES ('t', 'w', 'w', 'https://receiver.example/hook', 'graphql', 'subscription { x }', '{"x-key":"{{ KEY }}"}', 'sealed', 1, 1, 0, 0)`;
+
+/** Attempt of delivery `deliveryId` (tenant t, webhook w at version 1) about to send SENT at `startedAt`. */
+const attemptOf = (deliveryId: string, startedAt: number) => ({
+  tenantId: "t",
+  deliveryId,
+  webhookId: "w",
+  webhookVersion: 1,
+  startedAt,
+  request: SENT,
+});
+
 describe("SQLite delivery store", () => {
   const dir = mkdtempSync(join(tmpdir(), "tds-dstore-"));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,6 +41,22 @@ describe("SQLite delivery store", () => {
              VALUES ('t', 'd1', 'w', 'm', 'pending', '[]', 0, 0, 0, 0)`);
     expect(await store.loadDelivery("t", "d1", "w")).toEqual({ status: "pending", webhook: null });
     expect(await store.loadDelivery("t", "missing", "w")).toEqual({ status: null, webhook: null });
+    api.run(WEBHOOK_W);
+    expect(await store.loadDelivery("t", "d1", "w")).toEqual({
+      status: "pending",
+      webhook: {
+        tenantId: "t",
+        id: "w",
+        url: "https://receiver.example/hook",
+        headers: { "x-key": "{{ KEY }}" },
+        sealedSecret: "sealed",
+        previousSealedSecret: null,
+        previousSecretUntil: null,
+        enabled: true,
+        disabledReason: null,
+        version: 1,
+      },
+    });
 
     const attempt = { startedAt: 10, durationMs: 5, statusCode: 500, responseBody: "no", error: "HTTP 500" };
     expect(await store.recordAttempt("t", "d1", attempt, "pending")).toBe(1);
@@ -34,14 +64,13 @@ describe("SQLite delivery store", () => {
       await store.recordAttempt("t", "d1", { ...attempt, statusCode: 200, error: null }, "succeeded"),
     ).toBe(2);
     expect(await store.recordAttempt("t", "missing", attempt, "failed")).toBeNull();
-    // A finished delivery is not set back to delivering (a duplicate job's attempt is logged all the same).
-    expect(await store.startAttempt("t", "d1", 20, SENT)).toBe(3);
+    // A finished delivery (a duplicate job's) is not started again: nothing is logged.
+    expect(await store.startAttempt(attemptOf("d1", 20))).toEqual({ kind: "finished", status: "succeeded" });
     expect((await store.loadDelivery("t", "d1", "w")).status).toBe("succeeded");
-    expect(await store.startAttempt("t", "missing", 20, SENT)).toBeNull();
+    expect(await store.startAttempt(attemptOf("missing", 20))).toEqual({ kind: "unlogged" });
     expect(api.query("SELECT attempt, status_code FROM delivery_attempts ORDER BY attempt").all()).toEqual([
       { attempt: 1, status_code: 500 },
       { attempt: 2, status_code: 200 },
-      { attempt: 3, status_code: null },
     ]);
     api.close();
     await store.close();
@@ -52,6 +81,7 @@ describe("SQLite delivery store", () => {
     const api = new Database(path, { create: true, strict: true });
     migrate(api);
     api.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
+    api.run(WEBHOOK_W);
     api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
              VALUES ('t', 'd1', 'w', 'm', 'pending', '[]', 0, 0, 0, 0)`);
     const logged = () => ({
@@ -65,7 +95,7 @@ describe("SQLite delivery store", () => {
 
     // The dispatcher that is killed: its attempt is committed when startAttempt resolves, before any send.
     const killed = await openDeliveryStore({ engine: "sqlite", path });
-    expect(await killed.startAttempt("t", "d1", 100, SENT)).toBe(1);
+    expect(await killed.startAttempt(attemptOf("d1", 100))).toEqual({ kind: "started", number: 1 });
     // The request it sends is logged with it, before it leaves.
     expect(api.query("SELECT request FROM delivery_attempts WHERE attempt = 1").get()).toEqual({
       request: JSON.stringify(SENT),
@@ -83,7 +113,7 @@ describe("SQLite delivery store", () => {
 
     // The next dispatcher's attempt closes it as of unknown outcome, then logs its own.
     const next = await openDeliveryStore({ engine: "sqlite", path });
-    expect(await next.startAttempt("t", "d1", 200, SENT)).toBe(2);
+    expect(await next.startAttempt(attemptOf("d1", 200))).toEqual({ kind: "started", number: 2 });
     const unknown = { ...inFlight, error: OUTCOME_UNKNOWN_ERROR, in_flight: 0 };
     expect(logged().attempts).toEqual([unknown, { ...inFlight, attempt: 2, started_at: 200 }]);
     const answer = { startedAt: 201, durationMs: 7, statusCode: 200, responseBody: "ok", error: null };

@@ -21,6 +21,8 @@ describe("SQLite delivery store group commit", () => {
     api = new Database(join(dir, "store.sqlite"), { create: true, strict: true });
     api.run("PRAGMA journal_mode = WAL");
     migrate(api);
+    api.run(`INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, version, created_at, updated_at)
+             VALUES ('t', 'w', 'w', 'http://r/', 'graphql', 'subscription { x }', '{}', 'sealed', 1, 1, 0, 0)`);
     for (const id of ids) {
       api.run(
         `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
@@ -47,12 +49,19 @@ describe("SQLite delivery store group commit", () => {
   test("concurrent writes all land, each delivery's in order", async () => {
     const results = await Promise.all(
       ids.flatMap((id) => [
-        store.startAttempt("t", id, 1, { url: "http://r/", headers: {} }),
+        store.startAttempt({
+          tenantId: "t",
+          deliveryId: id,
+          webhookId: "w",
+          webhookVersion: 1,
+          startedAt: 1,
+          request: { url: "http://r/", headers: {} },
+        }),
         store.finishAttempt("t", id, 1, attempt, "pending").then(() => "finished"),
         store.recordAttempt("t", id, attempt, "succeeded"),
       ]),
     );
-    expect(results).toEqual(ids.flatMap(() => [1, "finished", 2]));
+    expect(results).toEqual(ids.flatMap(() => [{ kind: "started", number: 1 }, "finished", 2]));
     expect(logged()).toEqual(ids.map((id) => ({ id, status: "succeeded", attempts: 2, rows: 2 })));
   });
 
@@ -82,3 +91,48 @@ describe("SQLite delivery store group commit", () => {
     store = await openDeliveryStore({ engine: "sqlite", path: join(dir, "store.sqlite") });
   });
 });
+
+/** The WAL header's checkpoint sequence number: SQLite adds one each time it starts the WAL over. */
+const walRestarts = async (path: string) =>
+  new DataView(await Bun.file(`${path}-wal`).slice(12, 16).arrayBuffer()).getUint32(0);
+
+test("the dispatcher's commits never checkpoint on its thread: a worker does, and the WAL starts over under SQLite's own 1,000 pages", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "tds-dispatcher-checkpoints-"));
+  const path = join(dir, "store.sqlite");
+  const api = new Database(path, { create: true, strict: true });
+  api.run("PRAGMA journal_mode = WAL");
+  migrate(api);
+  api.run(`INSERT INTO webhooks (tenant_id, id, name, url, type, query, headers, secret, enabled, version, created_at, updated_at)
+           VALUES ('t', 'w', 'w', 'http://r/', 'graphql', 'subscription { x }', '{}', 'sealed', 1, 1, 0, 0)`);
+  const store = await openDeliveryStore({ engine: "sqlite", path });
+  try {
+    const before = await walRestarts(path);
+    // Attempts logged one turn of the event loop apart, a few pages a commit: about 300 pages in
+    // all, under the 1,000 at which a commit would checkpoint itself, so only a worker's checkpoint
+    // can have the WAL start over.
+    for (let i = 0; i < 100; i++) {
+      api.run(
+        `INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
+         VALUES ('t', ?, 'w', ?, 'pending', '[]', 0, 0, 0, 0)`,
+        [`c${i}`, `m-c${i}`],
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.startAttempt({
+        tenantId: "t",
+        deliveryId: `c${i}`,
+        webhookId: "w",
+        webhookVersion: 1,
+        startedAt: i,
+        request: { url: "http://r/", headers: {} },
+      });
+      if (i % 20 === 0) await Bun.sleep(60);
+    }
+    await Bun.sleep(120);
+    await store.recordAttempt("t", "c0", attempt, "succeeded");
+    expect(await walRestarts(path)).toBeGreaterThan(before);
+  } finally {
+    await store.close();
+    api.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 30_000);

@@ -45,6 +45,8 @@ export interface DeliveryLogFixture {
   setVariable(key: string, value: string, configType?: "plain-text" | "secret"): void;
   deleteVariable(key: string): void;
   deleteWebhook(id: string): void;
+  /** Changes a webhook as the API's edits do: the given fields, and its version one on. */
+  editWebhook(id: string, change: Partial<Pick<WebhookFixture, "url" | "headers" | "enabled">>): void;
   /** Logs a pending delivery of `eventId` (a fresh mutation id by default) and returns its job. */
   addDelivery(webhookId: string, body?: unknown[], eventId?: string): DeliveryJob;
   /** Sets a delivery back to `pending`, as the API does before a manual retry. */
@@ -103,6 +105,19 @@ export function openDeliveryLog(): DeliveryLogFixture {
     },
     deleteWebhook(id) {
       db.query("DELETE FROM webhooks WHERE tenant_id = ? AND id = ?").run(tenantId, id);
+    },
+    editWebhook(id, change) {
+      db.query(
+        `UPDATE webhooks SET url = coalesce(?, url), headers = coalesce(?, headers), enabled = coalesce(?, enabled),
+           version = version + 1
+         WHERE tenant_id = ? AND id = ?`,
+      ).run(
+        change.url ?? null,
+        change.headers ? JSON.stringify(change.headers) : null,
+        change.enabled === undefined ? null : change.enabled ? 1 : 0,
+        tenantId,
+        id,
+      );
     },
     addDelivery(
       webhookId,

@@ -6,7 +6,10 @@
  * after. Concurrent attempts of one delivery are numbered one after the other:
  * each write starts by updating the delivery's row, which holds its lock to
  * the commit. Disabling a webhook moves its tenant's webhook-set version in the
- * same statement (no triggers, as the API's engine).
+ * same statement (no triggers, as the API's engine). An attempt is counted by
+ * one statement that also checks the delivery unfinished and its webhook at the
+ * version its request was built from; only when it counts nothing does a second
+ * say why.
  */
 import type { SQL } from "bun";
 import type { PostgresEngine } from "../../store/postgres/postgres-engine.ts";
@@ -17,21 +20,23 @@ import {
   OUTCOME_UNKNOWN_ERROR,
   type SentRequest,
 } from "../delivery-log.ts";
-import type { DeliveryStore, StoredVariable } from "../delivery-store.ts";
+import type { AttemptStart, DeliveryStore, StoredVariable } from "../delivery-store.ts";
 
 const STATEMENTS = {
   load: `SELECT d.status, w.url, w.headers, w.secret, w.previous_secret, w.previous_secret_until, w.enabled,
-      w.disabled_reason
+      w.disabled_reason, w.version
     FROM (SELECT 1) one
     LEFT JOIN deliveries d ON d.tenant_id = $1 AND d.id = $2
     LEFT JOIN webhooks w ON w.tenant_id = $1 AND w.id = $3`,
   variables: `SELECT key, config_type, value FROM config_variables WHERE tenant_id = $1 AND key = ANY($2::text[])`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = $1, updated_at = $2
     WHERE tenant_id = $3 AND id = $4 RETURNING attempts`,
-  // A finished delivery (a duplicate job raced this one) keeps its status; the attempt is logged all the same.
-  started: `UPDATE deliveries SET attempts = attempts + 1, updated_at = $1,
-      status = CASE WHEN status IN ('pending', 'delivering') THEN 'delivering' ELSE status END
-    WHERE tenant_id = $2 AND id = $3 RETURNING attempts`,
+  started: `UPDATE deliveries SET attempts = attempts + 1, updated_at = $1, status = 'delivering'
+    WHERE tenant_id = $2 AND id = $3 AND status IN ('pending', 'delivering')
+      AND (SELECT version FROM webhooks WHERE tenant_id = $2 AND id = $4) = $5
+    RETURNING attempts`,
+  unstarted: `SELECT (SELECT status FROM deliveries WHERE tenant_id = $1 AND id = $2) AS status,
+      (SELECT version FROM webhooks WHERE tenant_id = $1 AND id = $3) AS version`,
   attempt: `INSERT INTO delivery_attempts
     (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, in_flight, request)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
@@ -56,6 +61,7 @@ interface LoadRow {
   previous_secret_until: string | null;
   enabled: boolean;
   disabled_reason: string | null;
+  version: number;
 }
 
 type Tx = Pick<SQL, "unsafe">;
@@ -108,6 +114,7 @@ export function createPostgresDeliveryStore(engine: PostgresEngine): DeliverySto
                 row.previous_secret_until === null ? null : Number(row.previous_secret_until),
               enabled: row.enabled,
               disabledReason: row.disabled_reason,
+              version: Number(row.version),
             };
       return { status: row?.status ?? null, webhook };
     },
@@ -120,10 +127,22 @@ export function createPostgresDeliveryStore(engine: PostgresEngine): DeliverySto
       }[];
       return rows.map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
     },
-    startAttempt: (tenantId, deliveryId, startedAt, request) =>
-      sql.begin(async (tx) => {
-        const number = counted(await tx.unsafe(STATEMENTS.started, [startedAt, tenantId, deliveryId]));
-        if (number === null) return null;
+    startAttempt: (a) =>
+      sql.begin(async (tx): Promise<AttemptStart> => {
+        const { tenantId, deliveryId, startedAt } = a;
+        const params = [startedAt, tenantId, deliveryId, a.webhookId, a.webhookVersion];
+        const number = counted(await tx.unsafe(STATEMENTS.started, params));
+        if (number === null) {
+          const [why] = (await tx.unsafe(STATEMENTS.unstarted, [tenantId, deliveryId, a.webhookId])) as {
+            status: DeliveryStatus | null;
+            version: number | string | null;
+          }[];
+          if (why?.status === "succeeded" || why?.status === "failed")
+            return { kind: "finished", status: why.status };
+          if (why?.version == null || Number(why.version) !== a.webhookVersion)
+            return { kind: "webhook-changed" };
+          return { kind: "unlogged" };
+        }
         const inFlight = {
           startedAt,
           durationMs: 0,
@@ -131,8 +150,8 @@ export function createPostgresDeliveryStore(engine: PostgresEngine): DeliverySto
           responseBody: null,
           error: IN_FLIGHT_ERROR,
         };
-        await logAttempt(tx, tenantId, deliveryId, number, inFlight, true, request);
-        return number;
+        await logAttempt(tx, tenantId, deliveryId, number, inFlight, true, a.request);
+        return { kind: "started", number };
       }),
     async finishAttempt(tenantId, deliveryId, number, a, status) {
       await sql.begin(async (tx) => {

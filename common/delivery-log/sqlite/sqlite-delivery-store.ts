@@ -7,12 +7,13 @@
  * far more than the statements in it. A write's promise resolves once its
  * transaction is committed (in the WAL, which a killed process does not lose),
  * so an attempt logged as started before its request is sent is in the log
- * whatever happens to the process after. Webhook rows are kept in memory by version: each attempt
- * reads the webhook's version beside the delivery's status, and the row itself
- * only when that version is one not seen here.
+ * whatever happens to the process after. WAL checkpoints run on a worker
+ * thread (common/store/sqlite/wal-checkpointer.ts), as in the API's store:
+ * a checkpoint in a commit copies pages and fsyncs on the thread every
+ * delivery in flight runs on.
  */
-import { setNewest } from "../../bounded-map.ts";
 import type { SqliteEngine } from "../../store/sqlite/sqlite-engine.ts";
+import { startWalCheckpointer } from "../../store/sqlite/wal-checkpointer.ts";
 import { bumpWebhookSetVersion, decodeHeaders, type WebhookRow } from "../../store/sqlite/webhook-rows.ts";
 import {
   type AttemptRecord,
@@ -21,11 +22,8 @@ import {
   OUTCOME_UNKNOWN_ERROR,
   type SentRequest,
 } from "../delivery-log.ts";
-import type { DeliveryStore, DeliveryWebhook, StoredVariable } from "../delivery-store.ts";
+import type { AttemptStart, AttemptToStart, DeliveryStore, StoredVariable } from "../delivery-store.ts";
 import { createGroupCommit } from "./group-commit.ts";
-
-/** A row of SQL.load: the delivery's (`d`, its status) or the webhook's (`w`, its version). */
-type LoadRow = ["d", DeliveryStatus] | ["w", number];
 
 /** What a delivery reads of a webhook's row. */
 type DeliveryWebhookRow = Pick<
@@ -40,15 +38,6 @@ type DeliveryWebhookRow = Pick<
   | "version"
 >;
 
-/** A webhook definition as read, with the version it was read at. */
-interface KnownWebhook {
-  version: number;
-  webhook: DeliveryWebhook;
-}
-
-/** Webhook definitions kept in memory; beyond this many, the one read longest ago is dropped. */
-const KNOWN_WEBHOOKS = 1024;
-
 interface VariableRow {
   key: string;
   config_type: StoredVariable["configType"];
@@ -56,22 +45,20 @@ interface VariableRow {
 }
 
 const SQL = {
-  // Two point reads in one statement: a statement's read transaction costs more than either lookup
-  // (measured: ~5 µs against ~8 µs for two statements). A join of the two measured twice as slow.
-  // Only the webhook's version: with its whole row read and parsed, the load took twice as long
-  // (measured on the dispatch bench's store: 7.7–9.8 µs against 4.4–4.6 µs).
-  load: `SELECT 'd', status FROM deliveries WHERE tenant_id = ?1 AND id = ?2
-    UNION ALL
-    SELECT 'w', version FROM webhooks WHERE tenant_id = ?1 AND id = ?3`,
+  status: "SELECT status FROM deliveries WHERE tenant_id = ? AND id = ?",
   webhook: `SELECT url, headers, secret, previous_secret, previous_secret_until, enabled, disabled_reason, version
     FROM webhooks
     WHERE tenant_id = ? AND id = ?`,
   count: `UPDATE deliveries SET attempts = attempts + 1, status = ?, updated_at = ?
     WHERE tenant_id = ? AND id = ? RETURNING attempts`,
-  // A finished delivery (a duplicate job raced this one) keeps its status; the attempt is logged all the same.
-  started: `UPDATE deliveries SET attempts = attempts + 1, updated_at = ?,
-      status = CASE WHEN status IN ('pending', 'delivering') THEN 'delivering' ELSE status END
-    WHERE tenant_id = ? AND id = ? RETURNING attempts`,
+  // Counted only while unfinished and while the webhook is at the version the request was built
+  // from: one statement in the common case; otherwise `unstarted` says why nothing was written.
+  started: `UPDATE deliveries SET attempts = attempts + 1, updated_at = ?1, status = 'delivering'
+    WHERE tenant_id = ?2 AND id = ?3 AND status IN ('pending', 'delivering')
+      AND (SELECT version FROM webhooks WHERE tenant_id = ?2 AND id = ?4) = ?5
+    RETURNING attempts`,
+  unstarted: `SELECT (SELECT status FROM deliveries WHERE tenant_id = ?1 AND id = ?2) AS status,
+      (SELECT version FROM webhooks WHERE tenant_id = ?1 AND id = ?3) AS version`,
   attempt: `INSERT INTO delivery_attempts
     (tenant_id, delivery_id, attempt, started_at, duration_ms, status_code, response_body, error, in_flight, request)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -89,6 +76,8 @@ const SQL = {
 export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
   const db = engine.connection;
   const write = createGroupCommit(db);
+  // Commits never checkpoint on this thread (a file's WAL only; in memory there is none).
+  const checkpointer = engine.path === ":memory:" ? null : startWalCheckpointer(engine.path, db);
 
   // The helpers below run inside a group commit's transaction: what each writes lands together or not at all.
 
@@ -121,21 +110,34 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
         request === null ? null : JSON.stringify(request),
       );
 
-  const start = (tenantId: string, deliveryId: string, startedAt: number, request: SentRequest) => {
+  /** Why `a` was not counted: the delivery finished or absent, or its webhook moved on. */
+  const unstarted = (a: AttemptToStart): AttemptStart => {
+    const why = db
+      .query<{ status: DeliveryStatus | null; version: number | null }, [string, string, string]>(
+        SQL.unstarted,
+      )
+      .get(a.tenantId, a.deliveryId, a.webhookId);
+    if (why?.status === "succeeded" || why?.status === "failed")
+      return { kind: "finished", status: why.status };
+    if (why?.version !== a.webhookVersion) return { kind: "webhook-changed" };
+    return { kind: "unlogged" };
+  };
+
+  const start = (a: AttemptToStart): AttemptStart => {
     const counted = db
-      .query<{ attempts: number }, [number, string, string]>(SQL.started)
-      .get(startedAt, tenantId, deliveryId);
-    if (!counted) return null;
-    closeUnknown(tenantId, deliveryId, counted.attempts);
+      .query<{ attempts: number }, [number, string, string, string, number]>(SQL.started)
+      .get(a.startedAt, a.tenantId, a.deliveryId, a.webhookId, a.webhookVersion);
+    if (!counted) return unstarted(a);
+    closeUnknown(a.tenantId, a.deliveryId, counted.attempts);
     const inFlight = {
-      startedAt,
+      startedAt: a.startedAt,
       durationMs: 0,
       statusCode: null,
       responseBody: null,
       error: IN_FLIGHT_ERROR,
     };
-    insert(tenantId, deliveryId, counted.attempts, inFlight, true, request);
-    return counted.attempts;
+    insert(a.tenantId, a.deliveryId, counted.attempts, inFlight, true, a.request);
+    return { kind: "started", number: counted.attempts };
   };
 
   const finish = (
@@ -174,45 +176,28 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
     if (changes > 0) bumpWebhookSetVersion(db, tenantId);
   };
 
-  // Versions only grow (every change counts one) and ids are never reused, so a definition read at
-  // the version the delivery's statement saw is the current one.
-  const known = new Map<string, KnownWebhook>();
-  /** The webhook as of `version` (or newer), read from the store unless already known. */
-  const webhookAt = (tenantId: string, id: string, version: number): DeliveryWebhook | null => {
-    const key = `${tenantId}\u0000${id}`;
-    const kept = known.get(key);
-    if (kept && kept.version >= version) return kept.webhook;
-    const row = db.query<DeliveryWebhookRow, [string, string]>(SQL.webhook).get(tenantId, id);
-    if (!row) {
-      known.delete(key);
-      return null;
-    }
-    // Shared by every attempt until the next change: frozen, so none can alter it for the others.
-    const webhook: DeliveryWebhook = Object.freeze({
-      tenantId,
-      id,
-      url: row.url,
-      headers: Object.freeze(decodeHeaders(row)),
-      sealedSecret: row.secret,
-      previousSealedSecret: row.previous_secret,
-      previousSecretUntil: row.previous_secret_until,
-      enabled: row.enabled === 1,
-      disabledReason: row.disabled_reason,
-    });
-    setNewest(known, key, { version: row.version, webhook }, KNOWN_WEBHOOKS);
-    return webhook;
-  };
-
   return {
     async loadDelivery(tenantId, deliveryId, webhookId) {
-      const rows = db.query(SQL.load).values(tenantId, deliveryId, webhookId) as LoadRow[];
-      let status: DeliveryStatus | null = null;
-      let version: number | null = null;
-      for (const row of rows) {
-        if (row[0] === "d") status = row[1];
-        else version = row[1];
-      }
-      return { status, webhook: version === null ? null : webhookAt(tenantId, webhookId, version) };
+      // One read transaction for both: the delivery's status and its webhook as of the same moment.
+      return db.transaction(() => {
+        const delivery = db
+          .query<{ status: DeliveryStatus }, [string, string]>(SQL.status)
+          .get(tenantId, deliveryId);
+        const row = db.query<DeliveryWebhookRow, [string, string]>(SQL.webhook).get(tenantId, webhookId);
+        const webhook = row && {
+          tenantId,
+          id: webhookId,
+          url: row.url,
+          headers: decodeHeaders(row),
+          sealedSecret: row.secret,
+          previousSealedSecret: row.previous_secret,
+          previousSecretUntil: row.previous_secret_until,
+          enabled: row.enabled === 1,
+          disabledReason: row.disabled_reason,
+          version: row.version,
+        };
+        return { status: delivery?.status ?? null, webhook };
+      })();
     },
     async findVariables(tenantId, keys) {
       if (keys.length === 0) return [];
@@ -223,8 +208,7 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
         .all(tenantId, ...keys)
         .map((row) => ({ key: row.key, configType: row.config_type, value: row.value }));
     },
-    startAttempt: (tenantId, deliveryId, startedAt, request) =>
-      write(() => start(tenantId, deliveryId, startedAt, request)),
+    startAttempt: (attempt) => write(() => start(attempt)),
     finishAttempt: (tenantId, deliveryId, number, attempt, status) =>
       write(() => finish(tenantId, deliveryId, number, attempt, status)),
     recordAttempt: (tenantId, deliveryId, attempt, status) =>
@@ -233,6 +217,7 @@ export function createSqliteDeliveryStore(engine: SqliteEngine): DeliveryStore {
       write(() => disable(tenantId, webhookId, reason, at)),
     async close() {
       await write.flush();
+      await checkpointer?.stop();
       db.close();
     },
   };

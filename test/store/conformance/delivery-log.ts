@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { DeliveryRecord } from "../../../api/store/store.ts";
-import { tenant } from "./fixtures.ts";
+import { tenant, webhook } from "./fixtures.ts";
 import type { StoreUnderTest } from "./store-under-test.ts";
 
 export const delivery = (
@@ -84,7 +84,11 @@ export function describeDeliveryLog(sut: StoreUnderTest): void {
 
     test("a reset sets a delivery back to pending; the dispatcher's attempts are read back in order", async () => {
       const a = tenant("a");
-      await sut.store.unitOfWork((tx) => tx.insertTenant(a));
+      const hook = { ...webhook(a.id, "W1"), id: "w1" };
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertWebhook(hook);
+      });
       const failed = delivery(a.id, "w1", "m1", 1000, "failed");
       const quiet = delivery(a.id, "w1", "m2", 1000, "pending");
       await sut.store.unitOfWork((tx) => tx.insertDeliveries([failed, quiet]));
@@ -112,7 +116,15 @@ export function describeDeliveryLog(sut: StoreUnderTest): void {
         url: "https://r.example/h",
         headers: { "x-key": "{{ KEY }}", "webhook-signature": "v1,x" },
       };
-      expect(await dispatcher.startAttempt(a.id, quiet.id, 1700, sent)).toBe(1);
+      const started = await dispatcher.startAttempt({
+        tenantId: a.id,
+        deliveryId: quiet.id,
+        webhookId: hook.id,
+        webhookVersion: hook.version,
+        startedAt: 1700,
+        request: sent,
+      });
+      expect(started).toEqual({ kind: "started", number: 1 });
       await dispatcher.finishAttempt(a.id, quiet.id, 1, ok, "succeeded");
       sut.store.refreshReads();
       expect((await sut.store.listAttempts(a.id, [quiet.id])).get(quiet.id)).toEqual([
@@ -131,6 +143,51 @@ export function describeDeliveryLog(sut: StoreUnderTest): void {
         attempts: 2,
         updatedAt: 9000,
       });
+    });
+
+    test("an attempt is logged as started only while its delivery is unfinished and its webhook at the version its request was built from; else nothing is written and the answer says why", async () => {
+      const a = tenant("a");
+      const hook = webhook(a.id, "Hook");
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertWebhook(hook);
+      });
+      const open = delivery(a.id, hook.id, "m1", 1000);
+      const done = delivery(a.id, hook.id, "m2", 1000, "succeeded");
+      await sut.store.unitOfWork((tx) => tx.insertDeliveries([open, done]));
+      const dispatcher = await sut.dispatcherLog();
+      const start = (deliveryId: string, webhookVersion: number) =>
+        dispatcher.startAttempt({
+          tenantId: a.id,
+          deliveryId,
+          webhookId: hook.id,
+          webhookVersion,
+          startedAt: 1500,
+          request: { url: hook.url, headers: {} },
+        });
+      // The version an attempt builds from is the one read with the delivery's status.
+      expect(await dispatcher.loadDelivery(a.id, open.id, hook.id)).toMatchObject({
+        status: "pending",
+        webhook: { id: hook.id, url: hook.url, headers: hook.headers, version: hook.version },
+      });
+
+      expect(await start(done.id, hook.version)).toEqual({ kind: "finished", status: "succeeded" });
+      expect(await start("no such delivery", hook.version)).toEqual({ kind: "unlogged" });
+      await sut.store.unitOfWork((tx) => tx.replaceWebhook({ ...hook, url: "https://elsewhere.example/" }));
+      expect(await start(open.id, hook.version)).toEqual({ kind: "webhook-changed" });
+      sut.store.refreshReads();
+      expect(await sut.store.findDelivery(a.id, open.id)).toEqual(open);
+      expect(await sut.store.findDelivery(a.id, done.id)).toEqual(done);
+      expect((await sut.store.listAttempts(a.id, [open.id, done.id])).size).toBe(0);
+
+      expect(await start(open.id, hook.version + 1)).toEqual({ kind: "started", number: 1 });
+      sut.store.refreshReads();
+      expect(await sut.store.findDelivery(a.id, open.id)).toMatchObject({
+        status: "delivering",
+        attempts: 1,
+      });
+      await sut.store.unitOfWork((tx) => tx.deleteWebhook(a.id, hook.id));
+      expect(await start(open.id, hook.version + 1)).toEqual({ kind: "webhook-changed" });
     });
   });
 }
