@@ -17,6 +17,9 @@
  * runs, each comparison's order reversed every other round; the report
  * gives every round and the medians.
  * Run: bun bench/dispatch.ts [seconds] [rounds]  → bench/results/dispatch.md
+ * Profile: BENCH_PROFILE_DIR=<dir> bun bench/dispatch.ts 5 1 runs the first
+ * comparison only, each consumer under Bun's sampling profiler (a Markdown
+ * profile per run in <dir>), and writes no results: profiled figures are slower.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -42,6 +45,8 @@ const PREFILL = 16_000 * (SECONDS + WARMUP_SECONDS + 2);
 const DISTURBED_SHARE = 0.1;
 /** Runs of one kind at most, when disturbed; the least disturbed is kept. */
 const ATTEMPTS = 3;
+/** Where consumers write their CPU profiles; when set, only the first comparison runs and nothing is recorded. */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const SECRETS_KEY = "bench-secrets-key-bench-secrets-key-0123456789";
 
 /** The receivers, in the receiver process's order: five answering at once, four after SLOW_MS. */
@@ -151,16 +156,20 @@ try {
 
   /** The durable baseline's log of a run: a new file each run, removed after it. */
   const durableLogOf = (prefix: string) => join(dir, `durable-${prefix}.sqlite`);
+  const profiled = (prefix: string, script: string) =>
+    PROFILE_DIR
+      ? ["--cpu-prof-md", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${prefix}.md`, script]
+      : [script];
   const startConsumer = (spec: RunSpec, prefix: string): Promise<Pinned> =>
     spec.consumer !== "dispatcher"
-      ? startPinned(0, ["bench/dispatch/bare-worker.ts"], {
+      ? startPinned(0, profiled(`${prefix}-${spec.consumer}`, "bench/dispatch/bare-worker.ts"), {
           REDIS_URL: redisServer.url,
           BULL_PREFIX: redisKeys(prefix).bullPrefix,
           CONCURRENCY: String(CONCURRENCY),
           URLS: JSON.stringify(urls),
           ...(spec.consumer === "durable" ? { LOG_FILE: durableLogOf(prefix) } : {}),
         })
-      : startPinned(0, ["dispatcher/main.ts"], {
+      : startPinned(0, profiled(`${prefix}-dispatcher`, "dispatcher/main.ts"), {
           REDIS_URL: redisServer.url,
           REDIS_PREFIX: prefix,
           DATA_DIR: dataDir,
@@ -239,42 +248,49 @@ try {
       return specs.map((spec) => results.get(spec)) as { [K in keyof T]: RunResult };
     };
     const [bare, durable, dispatcher] = await inTurn(SPECS.bare, SPECS.durable, SPECS.dispatcher);
+    if (PROFILE_DIR) break;
     const [allFast, oneSlow] = await inTurn(SPECS.allFast, SPECS.oneSlow);
     bench.rounds.push({ bare, durable, dispatcher, allFast, oneSlow });
   }
-  bench.defaultLimit = await measure(SPECS.defaultLimit);
-  bench.manySlow = { spares: await measure(SPECS.fourSlow), noSpares: await measure(SPECS.fourSlowNoSpares) };
-  const header = [
-    "# Dispatcher throughput",
-    "",
-    `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/dispatch.ts ${SECONDS} ${ROUNDS}\`.`,
-    `The machine is shared: the run waited (up to 2 min) for the CPUs to be quiet (${pct(quietShare)} busy with other work when it`,
-    `started; load average ${loadAtStart.toFixed(1)}, ${(loadavg()[0] ?? 0).toFixed(1)} at the end), measured a run again (up to ${ATTEMPTS} times in all,`,
-    `keeping the least disturbed) when other processes used more than ${pct(DISTURBED_SHARE)} of the CPUs during its window, and`,
-    'the "other work" column shows the CPU seconds other processes still used beside each figure kept.',
-    "",
-    `Setup: one dispatcher process (\`dispatcher/main.ts\`; DISPATCH_CONCURRENCY=${CONCURRENCY}, DELIVERY_ALLOW_HTTP=true,`,
-    "DELIVERY_ALLOW_PRIVATE_NETWORKS=127.0.0.0/8, SHUTDOWN_GRACE_MS=1000, everything else default, log level info)",
-    "pinned to core 0 with `taskset`. On core 1: the receivers (one Bun process, one `Bun.serve` per receiver,",
-    "reading the body and answering 200 `ok`), a private redis-server (`scripts/private-redis.ts`) and this script.",
-    "Loopback only. The store file is migrated by the API's migrations and holds one webhook per receiver, its",
-    `secret sealed with the dispatcher's SECRETS_KEY. Each run enqueues ${PREFILL} jobs with \`enqueueDeliveries\``,
-    "(and inserts their pending `deliveries` rows) before the consumer starts, waits",
-    `${WARMUP_SECONDS} s, then counts the deliveries the measured receivers answered in ${SECONDS} s. The baselines`,
-    `(\`bench/dispatch/bare-worker.ts\`): a bare BullMQ Worker (same queue, concurrency ${CONCURRENCY}) POSTing each job's`,
-    "body with fetch; and the durable baseline, the same worker writing one row per delivery (its id, webhook, status,",
-    "the answer's first 1 KB, start and duration) into an SQLite file opened as the service opens its store (WAL,",
-    "synchronous NORMAL; `openSqliteConnection`), the rows of deliveries finished in one event-loop turn in one",
-    "transaction, each job completed once its row is committed (`bench/dispatch/durable-rows.ts`). The dispatcher's",
-    "delivery log does more per delivery: an attempt row committed before the request leaves, then closed with",
-    "its outcome, both group-committed the same way. CPU is each process's user + system time over the window",
-    "(1.0 = one core). The runs compared in a round (bare, durable and dispatcher; all receivers fast and one slow)",
-    "go in reverse order every other round.",
-  ];
-  writeFileSync(
-    new URL("./results/dispatch.md", import.meta.url),
-    `${[...header, "", ...dispatchReport(bench, SLOW_MS)].join("\n")}\n`,
-  );
+  if (PROFILE_DIR) console.log(`profiles in ${PROFILE_DIR}; nothing recorded`);
+  else {
+    bench.defaultLimit = await measure(SPECS.defaultLimit);
+    bench.manySlow = {
+      spares: await measure(SPECS.fourSlow),
+      noSpares: await measure(SPECS.fourSlowNoSpares),
+    };
+    const header = [
+      "# Dispatcher throughput",
+      "",
+      `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/dispatch.ts ${SECONDS} ${ROUNDS}\`.`,
+      `The machine is shared: the run waited (up to 2 min) for the CPUs to be quiet (${pct(quietShare)} busy with other work when it`,
+      `started; load average ${loadAtStart.toFixed(1)}, ${(loadavg()[0] ?? 0).toFixed(1)} at the end), measured a run again (up to ${ATTEMPTS} times in all,`,
+      `keeping the least disturbed) when other processes used more than ${pct(DISTURBED_SHARE)} of the CPUs during its window, and`,
+      'the "other work" column shows the CPU seconds other processes still used beside each figure kept.',
+      "",
+      `Setup: one dispatcher process (\`dispatcher/main.ts\`; DISPATCH_CONCURRENCY=${CONCURRENCY}, DELIVERY_ALLOW_HTTP=true,`,
+      "DELIVERY_ALLOW_PRIVATE_NETWORKS=127.0.0.0/8, SHUTDOWN_GRACE_MS=1000, everything else default, log level info)",
+      "pinned to core 0 with `taskset`. On core 1: the receivers (one Bun process, one `Bun.serve` per receiver,",
+      "reading the body and answering 200 `ok`), a private redis-server (`scripts/private-redis.ts`) and this script.",
+      "Loopback only. The store file is migrated by the API's migrations and holds one webhook per receiver, its",
+      `secret sealed with the dispatcher's SECRETS_KEY. Each run enqueues ${PREFILL} jobs with \`enqueueDeliveries\``,
+      "(and inserts their pending `deliveries` rows) before the consumer starts, waits",
+      `${WARMUP_SECONDS} s, then counts the deliveries the measured receivers answered in ${SECONDS} s. The baselines`,
+      `(\`bench/dispatch/bare-worker.ts\`): a bare BullMQ Worker (same queue, concurrency ${CONCURRENCY}) POSTing each job's`,
+      "body with fetch; and the durable baseline, the same worker writing one row per delivery (its id, webhook, status,",
+      "the answer's first 1 KB, start and duration) into an SQLite file opened as the service opens its store (WAL,",
+      "synchronous NORMAL; `openSqliteConnection`), the rows of deliveries finished in one event-loop turn in one",
+      "transaction, each job completed once its row is committed (`bench/dispatch/durable-rows.ts`). The dispatcher's",
+      "delivery log does more per delivery: an attempt row committed before the request leaves, then closed with",
+      "its outcome, both group-committed the same way. CPU is each process's user + system time over the window",
+      "(1.0 = one core). The runs compared in a round (bare, durable and dispatcher; all receivers fast and one slow)",
+      "go in reverse order every other round.",
+    ];
+    writeFileSync(
+      new URL("./results/dispatch.md", import.meta.url),
+      `${[...header, "", ...dispatchReport(bench, SLOW_MS)].join("\n")}\n`,
+    );
+  }
 } finally {
   for (const step of cleanup.reverse()) await step();
 }

@@ -20,6 +20,7 @@ import {
   token,
   USERS,
   user,
+  webhook,
 } from "./fixtures.ts";
 import type { StoreUnderTest } from "./store-under-test.ts";
 
@@ -173,7 +174,11 @@ export function describeCopy(sut: StoreUnderTest): void {
 
     test("the delivery log is copied with every attempt, in flight or not, and its requests", async () => {
       const a = tenant("a");
-      await sut.store.unitOfWork((tx) => tx.insertTenant(a));
+      const hook = { ...webhook(a.id, "W1"), id: "w1" };
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.insertTenant(a);
+        await tx.insertWebhook(hook);
+      });
       const logged = ["d-3", "d-1", "d-2"].map((id, i) => ({
         ...delivery(a.id, "w1", `m${i}`, 1000 + i),
         id,
@@ -188,9 +193,16 @@ export function describeCopy(sut: StoreUnderTest): void {
         responseBody: "busy",
         error: "HTTP 503",
       };
-      await dispatcher.startAttempt(a.id, "d-1", 1500, sent);
+      const attempt = {
+        tenantId: a.id,
+        deliveryId: "d-1",
+        webhookId: hook.id,
+        webhookVersion: hook.version,
+        request: sent,
+      };
+      await dispatcher.startAttempt({ ...attempt, startedAt: 1500 });
       await dispatcher.finishAttempt(a.id, "d-1", 1, outcome, "pending");
-      await dispatcher.startAttempt(a.id, "d-1", 1600, sent);
+      await dispatcher.startAttempt({ ...attempt, startedAt: 1600 });
       sut.store.refreshReads();
       const all = await sut.store.exportDeliveries(a.id, null, 10);
       expect(all.map((e) => e.delivery.id)).toEqual(["d-1", "d-2", "d-3"]);
