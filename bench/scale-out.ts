@@ -3,8 +3,8 @@
  * API processes, two dispatchers each, all on one private PostgreSQL (a database per cluster, the
  * other PostgreSQL benches' settings, nothing pinned), each cluster with a Redis of its own. Every
  * mutation inserts a Region, which one webhook sends to a receiver in this process
- * (scale-out/measure.ts). The clusters run side by side and are measured in alternating turns, so
- * the load other work puts on a shared machine falls on every size alike:
+ * (scale-out/measure.ts). One size at a time (each cluster stopped before the next starts), each
+ * after the machine is quiet:
  *   closed loop — `rounds` turns per size of wrk on every API process at once, 32 connections split
  *     evenly: mutations/s (the median turn), round trip p50/p99, commit → receipt p50/p99;
  *   paced — 1,000 mutations/s from this process, round robin over the API processes: the rate
@@ -15,14 +15,16 @@
  * Run: bun bench/scale-out.ts [seconds=2] [rounds=3] [apis=1,2,3] → bench/results/scale-out.md
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LocalCluster, startLocalCluster } from "../scripts/local-cluster.ts";
 import { startPrivatePostgres } from "../scripts/private-postgres.ts";
+import { waitForQuietMachine } from "./compare/machine-load.ts";
 import { POSTGRES_SETTINGS } from "./compare/postgres.ts";
 import { ensureWrk } from "./run-wrk.ts";
 import {
   type ClosedLoopResult,
+  type CpuSplit,
   closedLoop,
   pacedLoop,
   REGIONS_WEBHOOK_QUERY,
@@ -36,13 +38,14 @@ const ROUNDS = Number(process.argv[3] ?? 3);
 const SIZES = (process.argv[4] ?? "1,2,3").split(",").map(Number);
 const CONNECTIONS = 32;
 const PACED_RATE = 1000;
+const PACED_SECONDS = Math.max(SECONDS * 2, 6);
 const DISPATCHERS = 2;
 const loadNow = () =>
   loadavg()
     .map((l) => l.toFixed(2))
     .join(" / ");
 const LOAD_BEFORE = loadNow();
-/** The other PostgreSQL benches' settings, with room for every cluster's pools at once (10 connections per process). */
+/** The other PostgreSQL benches' settings, with room for a cluster's pools (10 connections per process). */
 const SETTINGS = { ...POSTGRES_SETTINGS, max_connections: "300" };
 
 interface Measured {
@@ -101,33 +104,38 @@ const postgres = await startPrivatePostgres({
 });
 const measured: Measured[] = [];
 const paced: Awaited<ReturnType<typeof pacedLoop>>[] = [];
+/** Other work's share of the CPUs in the 5 s before each size was measured. */
+const quietBefore: number[] = [];
 try {
+  // One size at a time, each cluster stopped before the next starts: side by side, the idle clusters'
+  // dispatchers, pools and feed readers took CPU from the one measured.
   for (const size of SIZES) {
+    quietBefore.push(await waitForQuietMachine(60_000));
     say(`starting ${size} API processes`);
-    measured.push(await startMeasured(postgres, size));
-  }
-  for (const m of measured)
-    await closedLoop(m.cluster, m.token, m.receiver, { seconds: 1, connections: CONNECTIONS, tag: "warm" });
-  for (let round = 0; round < ROUNDS; round++)
-    for (const m of measured) {
-      say(`round ${round + 1}, ${m.size} API`);
-      m.turns.push(
-        await closedLoop(m.cluster, m.token, m.receiver, {
-          seconds: SECONDS,
-          connections: CONNECTIONS,
-          tag: `r${round}`,
-        }),
+    const m: Measured = await startMeasured(postgres, size);
+    try {
+      await closedLoop(m.cluster, m.token, m.receiver, { seconds: 1, connections: CONNECTIONS, tag: "warm" });
+      for (let round = 0; round < ROUNDS; round++) {
+        say(`round ${round + 1}, ${m.size} API`);
+        m.turns.push(
+          await closedLoop(m.cluster, m.token, m.receiver, {
+            seconds: SECONDS,
+            connections: CONNECTIONS,
+            tag: `r${round}`,
+          }),
+        );
+      }
+      say(`paced, ${m.size} API`);
+      paced.push(
+        await pacedLoop(m.cluster, m.token, m.receiver, { seconds: PACED_SECONDS, rate: PACED_RATE }),
       );
+      measured.push(m);
+    } finally {
+      await m.cluster.stop();
+      await m.receiver.stop();
     }
-  for (const m of measured) {
-    say(`paced, ${m.size} API`);
-    paced.push(await pacedLoop(m.cluster, m.token, m.receiver, { seconds: SECONDS * 2, rate: PACED_RATE }));
   }
 } finally {
-  for (const m of measured) {
-    await m.cluster.stop();
-    await m.receiver.stop();
-  }
   // The data is thrown away: an immediate shutdown skips the checkpoint (tens of seconds on a busy disk).
   postgres.killNow();
 }
@@ -141,8 +149,12 @@ const rows = measured.map((m, i) => {
   const receipts = m.turns.flatMap((t) => t.receipts);
   const p = paced[i];
   const rates = m.turns.map((t) => Math.round(t.rate)).join(", ");
-  return `| ${m.size} | ${Math.round(turn.rate)} (${rates}) | ${(ratios[i] ?? 0).toFixed(2)}× | ${Math.round(turn.roundTripP50)} / ${Math.round(turn.roundTripP99)} | ${percentile(receipts, 50)} / ${percentile(receipts, 99)} | ${turn.eventLoops.map((e) => `${e.runPercent} / ${e.waitPercent}`).join(", ")} | ${m.turns.reduce((s, t) => s + t.errors, 0)} | ${Math.round(p?.achieved ?? 0)} | ${Math.round(p?.lagP50Ms ?? 0)} / ${Math.round(p?.lagMaxMs ?? 0)} ms, ≤ ${p?.lagMaxChanges} changes | ${p?.receiptP50} / ${p?.receiptP99} | ${p?.failed} |`;
+  return `| ${m.size} | ${Math.round(turn.rate)} (${rates}) | ${(ratios[i] ?? 0).toFixed(2)}× | ${Math.round(turn.roundTripP50)} / ${Math.round(turn.roundTripP99)} | ${percentile(receipts, 50)} / ${percentile(receipts, 99)} | ${turn.eventLoops.map((e) => `${e.runPercent} / ${e.waitPercent}`).join(", ")} | ${m.turns.reduce((s, t) => s + t.errors, 0)} | ${Math.round(p?.achieved ?? 0)} | ${Math.round(p?.lagP50Ms ?? 0)} / ${Math.round(p?.lagMaxMs ?? 0)} ms, ≤ ${p?.lagMaxChanges} changes | ${p?.receiptP50} / ${p?.receiptP99} | ${p?.failed} | ${p ? cpuCells(p.cpu) : ""} |`;
 });
+function cpuCells(cpu: CpuSplit): string {
+  const cores = [cpu.apis, cpu.dispatchers, cpu.postgres, cpu.redis, cpu.bench, cpu.other];
+  return `${cores.map((c) => c.toFixed(2)).join(" / ")} (${cores.reduce((s, c) => s + c, 0).toFixed(2)} of ${cpus().length})`;
+}
 const rises = ratios.some((r) => r > 1.05);
 const reading = rises
   ? "Where the ratio rises above 1, it is not capacity a cluster adds: one API process runs its JavaScript on one event loop (see its share on a CPU), so with one process the second core was partly left to the others, and a second process puts it to work; past two there is no core left to add, and every process costs its own share (its event loop, its pool of connections, the feed's wake-up from a process without the lease), which the time the event loops wait for a CPU shows."
@@ -150,21 +162,21 @@ const reading = rises
 const text = `# Scale-out on PostgreSQL
 
 Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Command: \`bun bench/scale-out.ts ${SECONDS} ${ROUNDS} ${SIZES.join(",")}\`. Took ${((Date.now() - started) / 1000).toFixed(0)} s.
-Load average (1 / 5 / 15 min) before the run: ${LOAD_BEFORE}; after: ${loadNow()}. One run, on a machine other work shared throughout: absolute figures are low and move from run to run; the sizes were measured in alternating turns so that load falls on each alike.
+Load average (1 / 5 / 15 min) before the run: ${LOAD_BEFORE}; after: ${loadNow()}. Other work's share of the CPUs just before each size: ${quietBefore.map((q, i) => `${SIZES[i]} API ${(q * 100).toFixed(0)}%`).join(", ")}. One run: figures move from run to run.
 
-Setup: the local cluster (\`npm run cluster\`'s scripts/local-cluster.ts) of each size running side by side, ${DISPATCHERS} dispatchers each, nothing pinned; PostgreSQL (Debian's, one private cluster for the run, a database per size; settings other than defaults: ${Object.entries(
+Setup: the local cluster (\`npm run cluster\`'s scripts/local-cluster.ts) of each size, one size at a time (each stopped before the next starts), ${DISPATCHERS} dispatchers each, nothing pinned; PostgreSQL (Debian's, one private cluster for the run, a database per size; settings other than defaults: ${Object.entries(
   SETTINGS,
 )
   .map(([k, v]) => `${k}=${v}`)
   .join(
     ", ",
-  )}); a private Redis per size; rate limits out of reach; every mutation one Region insert, sent by one webhook to a receiver in the benchmark's process. Closed loop: ${ROUNDS} turns of ${SECONDS} s per size after a 1 s warm-up, wrk with ${CONNECTIONS} connections split evenly over the API processes (one wrk each); mutations/s of the median turn (every turn in brackets), its round trip (the slowest wrk's p50 / p99) and each API process's main thread (its event loop) over it: the share of the turn it ran on a CPU and the share it waited, runnable, for one (Linux schedstat). Paced: ${PACED_RATE} mutations/s for ${SECONDS * 2} s from the benchmark's process (64 writers, round robin over the API processes); feed lag sampled every 250 ms from every API process. Commit → receipt: the element's \`timestamp\` to the receiver's clock.
+  )}); a private Redis per size; rate limits out of reach; every mutation one Region insert, sent by one webhook to a receiver in the benchmark's process. Closed loop: ${ROUNDS} turns of ${SECONDS} s per size after a 1 s warm-up, wrk with ${CONNECTIONS} connections split evenly over the API processes (one wrk each); mutations/s of the median turn (every turn in brackets), its round trip (the slowest wrk's p50 / p99) and each API process's main thread (its event loop) over it: the share of the turn it ran on a CPU and the share it waited, runnable, for one (Linux schedstat). Paced: ${PACED_RATE} mutations/s for ${PACED_SECONDS} s from the benchmark's process (64 writers, round robin over the API processes); feed lag sampled every 250 ms from every API process. Commit → receipt: the element's \`timestamp\` to the receiver's clock.
 
-| API processes | mutations/s, closed loop (turns) | vs 1 API | round trip p50 / p99 ms | commit → receipt p50 / p99 ms | API event loops, % on a CPU / waiting for one | errors | mutations/s achieved of ${PACED_RATE} (paced) | feed lag p50 / max (paced) | commit → receipt p50 / p99 ms (paced) | failed (paced) |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| API processes | mutations/s, closed loop (turns) | vs 1 API | round trip p50 / p99 ms | commit → receipt p50 / p99 ms | API event loops, % on a CPU / waiting for one | errors | mutations/s achieved of ${PACED_RATE} (paced) | feed lag p50 / max (paced) | commit → receipt p50 / p99 ms (paced) | failed (paced) | CPU (paced), in cores: APIs / dispatchers / PostgreSQL / Redis / bench / other |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join("\n")}
 
-**On this 2-core machine the ratio shows overhead, not speed-up**: every API process, both dispatchers of each cluster, PostgreSQL, Redis, wrk and the receiver share the same two cores. ${reading} What scaling out buys shows on machines of their own.
+**On this 2-core machine the ratio shows overhead, not speed-up**: every API process, both dispatchers, PostgreSQL, Redis, wrk and the receiver share the same two cores. ${reading} What scaling out buys shows on machines of their own.
 `;
 const file = join(import.meta.dir, "results/scale-out.md");
 writeFileSync(file, text);

@@ -44,7 +44,7 @@ export async function waitForQuietMachine(limitMs: number, threshold = 0.1): Pro
 /** What a run's disturbance is computed from: the CPUs' ticks and every process's, at one moment. */
 export interface MachineTimes {
   cpuBusy: number;
-  processes: Map<number, { ppid: number; ticks: number }>;
+  processes: Map<number, { ppid: number; name: string; ticks: number }>;
 }
 
 /** The CPUs' busy ticks, and every process's parent and CPU ticks so far (its own and its reaped children's). */
@@ -58,7 +58,8 @@ export function machineTimes(): MachineTimes {
       // children's part holds children that exited and were waited for (wrk, PostgreSQL backends).
       const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       const ticks = rest.slice(11, 15).reduce((sum, n) => sum + Number(n), 0);
-      processes.set(Number(entry), { ppid: Number(rest[1]), ticks });
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      processes.set(Number(entry), { ppid: Number(rest[1]), name, ticks });
     } catch {
       // exited while listing
     }
@@ -72,20 +73,50 @@ export function machineTimes(): MachineTimes {
  * Kernel threads doing the run's own I/O count as other work (a few hundredths).
  */
 export function foreignCpuSeconds(before: MachineTimes, after: MachineTimes, roots: number[]): number {
+  const ownTicks = ticksBetween(before, after, withDescendants(after, roots));
+  return Math.max(0, after.cpuBusy - before.cpuBusy - ownTicks) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds `roots` and their descendants spent between the two snapshots. */
+export function cpuSecondsOf(before: MachineTimes, after: MachineTimes, roots: number[]): number {
+  return ticksBetween(before, after, withDescendants(after, roots)) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds process `pid` alone spent between the snapshots (its children left out while they run). */
+export function cpuSecondsOfProcess(before: MachineTimes, after: MachineTimes, pid: number): number {
+  return ticksBetween(before, after, new Set([pid])) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds the processes named `name` (their command, as `ps -o comm` shows it) spent between the snapshots. */
+export function cpuSecondsNamed(before: MachineTimes, after: MachineTimes, name: string): number {
+  const named = [...after.processes].filter(([, p]) => p.name === name).map(([pid]) => pid);
+  return ticksBetween(before, after, new Set(named)) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds all the CPUs were busy between the snapshots. */
+export function busyCpuSeconds(before: MachineTimes, after: MachineTimes): number {
+  return (after.cpuBusy - before.cpuBusy) / TICKS_PER_SECOND;
+}
+
+function withDescendants(times: MachineTimes, roots: number[]): Set<number> {
   const own = new Set(roots);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const [pid, { ppid }] of after.processes) {
+    for (const [pid, { ppid }] of times.processes) {
       if (!own.has(pid) && own.has(ppid)) {
         own.add(pid);
         grew = true;
       }
     }
   }
-  let ownTicks = 0;
-  for (const pid of own) {
+  return own;
+}
+
+function ticksBetween(before: MachineTimes, after: MachineTimes, pids: Set<number>): number {
+  let ticks = 0;
+  for (const pid of pids) {
     const now = after.processes.get(pid);
-    if (now) ownTicks += now.ticks - (before.processes.get(pid)?.ticks ?? 0);
+    if (now) ticks += now.ticks - (before.processes.get(pid)?.ticks ?? 0);
   }
-  return Math.max(0, after.cpuBusy - before.cpuBusy - ownTicks) / TICKS_PER_SECOND;
+  return ticks;
 }

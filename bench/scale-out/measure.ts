@@ -5,6 +5,14 @@
  */
 import type { LocalCluster } from "../../scripts/local-cluster.ts";
 import { mainThreadSchedule } from "../../test/support/flow/process-stats.ts";
+import {
+  busyCpuSeconds,
+  cpuSecondsNamed,
+  cpuSecondsOf,
+  cpuSecondsOfProcess,
+  type MachineTimes,
+  machineTimes,
+} from "../compare/machine-load.ts";
 import { runWrk } from "../run-wrk.ts";
 import { percentile } from "../support.ts";
 
@@ -154,8 +162,10 @@ export async function pacedLoop(
       await Bun.sleep(250);
     }
   })();
+  const machineBefore = machineTimes();
   await Promise.all(Array.from({ length: 64 }, writer));
   const ended = Date.now();
+  const cpu = cpuSplit(cluster, machineBefore, machineTimes(), (ended - started) / 1000);
   sampling = false;
   await sampler;
   const receipts = await receiptsBetween(receiver, started, ended, acked);
@@ -168,5 +178,35 @@ export async function pacedLoop(
     lagMaxChanges: Math.max(...lags.map((l) => l.changes)),
     receiptP50: percentile(receipts, 50),
     receiptP99: percentile(receipts, 99),
+    cpu,
   };
+}
+
+/** Who used the CPUs over `seconds` (in cores: 1.0 is one core busy throughout), and how busy they were in all. */
+export interface CpuSplit {
+  apis: number;
+  dispatchers: number;
+  postgres: number;
+  redis: number;
+  /** This process: the paced writers and the receiver. */
+  bench: number;
+  other: number;
+}
+
+function cpuSplit(
+  cluster: LocalCluster,
+  before: MachineTimes,
+  after: MachineTimes,
+  seconds: number,
+): CpuSplit {
+  const of = (pids: number[]) => cpuSecondsOf(before, after, pids) / seconds;
+  const split = {
+    apis: of(cluster.apis.map((api) => api.pid())),
+    dispatchers: of(cluster.dispatchers.map((d) => d.pid())),
+    postgres: cpuSecondsNamed(before, after, "postgres") / seconds,
+    redis: cpuSecondsNamed(before, after, "redis-server") / seconds,
+    bench: cpuSecondsOfProcess(before, after, process.pid) / seconds,
+  };
+  const counted = Object.values(split).reduce((sum, n) => sum + n, 0);
+  return { ...split, other: Math.max(0, busyCpuSeconds(before, after) / seconds - counted) };
 }
