@@ -32,7 +32,7 @@ import { foreignCpuSeconds, machineTimes, waitForQuietMachine } from "./compare/
 import { createBenchStore } from "./dispatch/bench-store.ts";
 import { cpuSeconds, killAll, type Pinned, pinToCore, startPinned, track } from "./dispatch/processes.ts";
 import { type DispatchBench, dispatchReport, type RunResult } from "./dispatch/report.ts";
-import { machine } from "./support.ts";
+import { bunArgs, machine, PROFILE_DIR } from "./support.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -45,8 +45,6 @@ const PREFILL = 16_000 * (SECONDS + WARMUP_SECONDS + 2);
 const DISTURBED_SHARE = 0.1;
 /** Runs of one kind at most, when disturbed; the least disturbed is kept. */
 const ATTEMPTS = 3;
-/** Where consumers write their CPU profiles; when set, only the first comparison runs and nothing is recorded. */
-const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 const SECRETS_KEY = "bench-secrets-key-bench-secrets-key-0123456789";
 
 /** The receivers, in the receiver process's order: five answering at once, four after SLOW_MS. */
@@ -156,20 +154,16 @@ try {
 
   /** The durable baseline's log of a run: a new file each run, removed after it. */
   const durableLogOf = (prefix: string) => join(dir, `durable-${prefix}.sqlite`);
-  const profiled = (prefix: string, script: string) =>
-    PROFILE_DIR
-      ? ["--cpu-prof-md", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${prefix}.md`, script]
-      : [script];
   const startConsumer = (spec: RunSpec, prefix: string): Promise<Pinned> =>
     spec.consumer !== "dispatcher"
-      ? startPinned(0, profiled(`${prefix}-${spec.consumer}`, "bench/dispatch/bare-worker.ts"), {
+      ? startPinned(0, bunArgs("bench/dispatch/bare-worker.ts", `${prefix}-${spec.consumer}`), {
           REDIS_URL: redisServer.url,
           BULL_PREFIX: redisKeys(prefix).bullPrefix,
           CONCURRENCY: String(CONCURRENCY),
           URLS: JSON.stringify(urls),
           ...(spec.consumer === "durable" ? { LOG_FILE: durableLogOf(prefix) } : {}),
         })
-      : startPinned(0, profiled(`${prefix}-dispatcher`, "dispatcher/main.ts"), {
+      : startPinned(0, bunArgs("dispatcher/main.ts", `${prefix}-dispatcher`), {
           REDIS_URL: redisServer.url,
           REDIS_PREFIX: prefix,
           DATA_DIR: dataDir,

@@ -67,6 +67,16 @@ export function machine(): string {
 
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
 
+/** Where benchmarked processes write CPU profiles (BENCH_PROFILE_DIR); benches record nothing when set. */
+export const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
+
+/** Bun's arguments to run `script`: under the sampling profiler (a Markdown profile `name`.md) when PROFILE_DIR is set. */
+export function bunArgs(script: string, name: string): string[] {
+  return PROFILE_DIR
+    ? ["--cpu-prof-md", `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${name}.md`, script]
+    : [script];
+}
+
 /**
  * The real API as its own process (pinned to `core`), on a fresh data directory and a private Redis.
  * `extraEnv` adds to (and overrides) its environment; `cwd` is the checkout whose `api/main.ts` runs
@@ -86,12 +96,15 @@ export async function startApiProcess(core = 0, extraEnv: Record<string, string>
     ...RATE_LIMITS_OUT_OF_REACH,
     ...extraEnv,
   };
-  const proc = Bun.spawn(["taskset", "-c", String(core), process.execPath, "api/main.ts"], {
-    env,
-    cwd,
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const proc = Bun.spawn(
+    ["taskset", "-c", String(core), process.execPath, ...bunArgs("api/main.ts", `api-${port}`)],
+    {
+      env,
+      cwd,
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   const reader = proc.stdout.getReader();
   let output = "";
   while (!output.includes("API listening")) {
