@@ -177,3 +177,30 @@ test("in one partition, a unit of work cannot commit its entries ahead of one th
   expect(after.ids).toEqual(["slow-2", "fast-2"]);
   expect(await ticketOf("fast-2")).toBeGreaterThan(await ticketOf("slow-2"));
 });
+
+test("a unit of work draws its ticket only once it holds its partition's lock", async () => {
+  const tenant = crypto.randomUUID();
+  const partition = partitionOf(tenant);
+  const holder = await database.sql.reserve();
+  const nextTicket = async () => {
+    const [row] = (await database.sql.unsafe(
+      "SELECT last_value + CASE WHEN is_called THEN 1 ELSE 0 END AS next FROM change_log_positions",
+    )) as { next: string }[];
+    return Number(row?.next);
+  };
+  try {
+    await holder.unsafe("BEGIN");
+    await holder.unsafe("SELECT 1 FROM feed_locks WHERE partition = $1 FOR UPDATE", [partition]);
+    const before = await nextTicket();
+    const unit = store.unitOfWork((tx) => tx.appendChanges([entry(tenant, "behind-lock")]));
+    await eventually(async () => (await waiters()) === 1);
+    // Waiting for the lock, it has drawn nothing: a ticket drawn before the lock could be passed by a
+    // higher one committed meanwhile by the lock's holder.
+    expect(await nextTicket()).toBe(before);
+    await holder.unsafe("COMMIT");
+    await unit;
+    expect(await ticketOf("behind-lock")).toBe(before);
+  } finally {
+    holder.release();
+  }
+});
