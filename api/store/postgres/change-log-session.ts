@@ -5,11 +5,11 @@
  * work's entries are held until its end (`ChangeLogUnit.flush`): then it
  * locks its partition's `feed_locks` row (FOR UPDATE: a lock, no new row
  * version, so no serialization failure between writers), takes one ticket
- * from the sequence and writes its entries under it, all in one statement. The next unit of the
+ * from the sequence and writes its entries under it. The next unit of the
  * partition gets past the lock, and to its ticket, only once this one has
  * committed or rolled back: a reader that sees a ticket sees every lower
  * ticket of the partition that ever commits. The lock is held from the
- * unit's last statement to its commit, not for its whole run. A NOTIFY in the same
+ * unit's end to its commit, not for its whole run. A NOTIFY in the same
  * transaction, its payload the partition, wakes that partition's reader
  * wherever it runs once the unit commits (and never if it rolls back); it is
  * a hint, readers poll all the same.
@@ -45,15 +45,10 @@ export const SQL = {
       SET ticket = excluded.ticket, idx = excluded.idx, updated_at = excluded.updated_at`,
   // Every reader's saved position in every partition (retention judges what they passed alike).
   saved: "SELECT name, partition, ticket, idx FROM feed_positions",
-  // The partition's lock, its ticket and its entries in one statement, so that the lock is held for
-  // this statement and the commit only (one round trip fewer while every other writer of the
-  // partition waits). The ticket is drawn from the locked row (`FROM locked`): a row comes out of
-  // `locked` only once its lock is granted, so nextval runs after it; both are MATERIALIZED (run
-  // once, never folded into the INSERT), and MATERIALIZED keeps the ticket one value for every
-  // entry. No lock row, no ticket, no entry: the count written says so.
-  append: `WITH locked AS MATERIALIZED (
-      SELECT pg_notify('${CHANGES_CHANNEL}', partition::text) FROM feed_locks WHERE partition = $1 FOR UPDATE
-    ), t AS MATERIALIZED (SELECT nextval('change_log_positions') AS ticket FROM locked)
+  lock: `SELECT pg_notify('${CHANGES_CHANNEL}', partition::text) FROM feed_locks WHERE partition = $1 FOR UPDATE`,
+  // One ticket for the unit, taken after the lock (its own statement: in the lock's, nextval could
+  // run before the row is locked); MATERIALIZED keeps it one value for every entry.
+  append: `WITH t AS MATERIALIZED (SELECT nextval('change_log_positions') AS ticket)
     INSERT INTO change_log (position, idx, partition, tenant_id, object_name, operation, uid, before, after,
       mutation_id, sequence, committed_at, request_id)
     SELECT t.ticket, e.n - 1, $1, e.tenant_id, e.object_name, e.operation, e.uid, e.before, e.after,
@@ -101,9 +96,12 @@ export function createChangeLogSession(
   };
   /** Writes `entries` (all of `partition`'s tenants) under one ticket, after the partition's lock. */
   const write = async (partition: number, entries: readonly ChangeEntry[]) => {
+    // No lock row, no order: the store's partitions are settled before any unit runs (feed-partitions.ts).
+    if ((await db.run(SQL.lock, [partition])) !== 1)
+      throw new Error(`the change log's partition ${partition} has no lock row (feed_locks)`);
     const column = <T>(pick: (entry: ChangeEntry) => T) => entries.map(pick);
     const json = (values: RecordValues | null) => (values === null ? null : JSON.stringify(values));
-    const written = await db.run(SQL.append, [
+    await db.run(SQL.append, [
       partition,
       column((e) => e.tenantId),
       column((e) => e.objectName),
@@ -116,9 +114,6 @@ export function createChangeLogSession(
       column((e) => String(e.committedAt)),
       column((e) => e.requestId ?? null),
     ]);
-    // No lock row, no order: the store's partitions are settled before any unit runs (feed-partitions.ts).
-    if (written !== entries.length)
-      throw new Error(`the change log's partition ${partition} has no lock row (feed_locks)`);
   };
 
   return {
