@@ -58,7 +58,7 @@ interface Measured {
   turns: ClosedLoopResult[];
 }
 
-/** A cluster of `size` API processes on its own database, its webhook created. */
+/** A cluster of `size` API processes on its own database (its webhook made by `addWebhook`). */
 async function startMeasured(postgres: Awaited<ReturnType<typeof startPrivatePostgres>>, size: number) {
   await postgres.createDatabase(`scale_${size}`);
   const receiver = startTimingReceiver();
@@ -82,19 +82,22 @@ async function startMeasured(postgres: Awaited<ReturnType<typeof startPrivatePos
       DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8",
     },
   );
-  const token = cluster.token ?? "";
-  const hook = await fetch(`${cluster.apis[0]?.spec.url}/webhooks`, {
+  return { size, cluster, token: cluster.token ?? "", receiver, turns: [] } satisfies Measured;
+}
+
+/** The webhook sending every Region insert to the measured cluster's receiver. */
+async function addWebhook(m: Measured) {
+  const hook = await fetch(`${m.cluster.apis[0]?.spec.url}/webhooks`, {
     method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${m.token}`, "content-type": "application/json" },
     body: JSON.stringify({
       name: "regions",
-      url: receiver.url,
+      url: m.receiver.url,
       type: "graphql",
       query: REGIONS_WEBHOOK_QUERY,
     }),
   });
   if (hook.status !== 201) throw new Error(`the webhook answered ${hook.status}: ${await hook.text()}`);
-  return { size, cluster, token, receiver, turns: [] } satisfies Measured;
 }
 
 const started = Date.now();
@@ -105,6 +108,10 @@ const postgres = await startPrivatePostgres({
   settings: SETTINGS,
 });
 const measured: Measured[] = [];
+/** The issue's rate for the feed on its own (no webhook: nothing to deliver). */
+const FEED_ONLY_RATE = 1000;
+/** Per size, the feed-only paced run. */
+const feedOnly: Awaited<ReturnType<typeof pacedLoop>>[] = [];
 /** Per size, one paced run per rate of PACED_RATES. */
 const paced: Awaited<ReturnType<typeof pacedLoop>>[][] = [];
 /** Other work's share of the CPUs in the 5 s before each size was measured. */
@@ -117,6 +124,13 @@ try {
     say(`starting ${size} API processes`);
     const m: Measured = await startMeasured(postgres, size);
     try {
+      // The feed alone first, before any webhook: every change read and matched, none to deliver.
+      await pacedLoop(m.cluster, m.token, null, { seconds: 2, rate: FEED_ONLY_RATE });
+      say(`feed only, paced at ${FEED_ONLY_RATE}/s, ${m.size} API`);
+      feedOnly.push(
+        await pacedLoop(m.cluster, m.token, null, { seconds: PACED_SECONDS, rate: FEED_ONLY_RATE }),
+      );
+      await addWebhook(m);
       await closedLoop(m.cluster, m.token, m.receiver, { seconds: 1, connections: CONNECTIONS, tag: "warm" });
       for (let round = 0; round < ROUNDS; round++) {
         say(`round ${round + 1}, ${m.size} API`);
@@ -155,12 +169,13 @@ const rows = measured.map((m, i) => {
   const rates = m.turns.map((t) => Math.round(t.rate)).join(", ");
   return `| ${m.size} | ${Math.round(turn.rate)} (${rates}) | ${(ratios[i] ?? 0).toFixed(2)}× | ${Math.round(turn.roundTripP50)} / ${Math.round(turn.roundTripP99)} | ${percentile(receipts, 50)} / ${percentile(receipts, 99)} | ${turn.eventLoops.map((e) => `${e.runPercent} / ${e.waitPercent}`).join(", ")} | ${m.turns.reduce((s, t) => s + t.errors, 0)} |`;
 });
-const pacedRows = measured.flatMap((m, i) =>
-  (paced[i] ?? []).map(
-    (p, r) =>
-      `| ${m.size} | ${PACED_RATES[r]} | ${Math.round(p.achieved)} | ${Math.round(p.lagP50Ms)} / ${Math.round(p.lagMaxMs)} ms, ≤ ${p.lagMaxChanges} changes | ${p.receiptP50} / ${p.receiptP99} | ${p.failed} | ${cpuCells(p.cpu)} |`,
-  ),
-);
+type Paced = Awaited<ReturnType<typeof pacedLoop>>;
+const pacedRow = (size: number, what: string, p: Paced, receipts: boolean) =>
+  `| ${size} | ${what} | ${Math.round(p.achieved)} | ${Math.round(p.lagP50Ms)} / ${Math.round(p.lagMaxMs)} ms, ≤ ${p.lagMaxChanges} changes | ${receipts ? `${p.receiptP50} / ${p.receiptP99}` : "–"} | ${p.failed} | ${cpuCells(p.cpu)} |`;
+const pacedRows = measured.flatMap((m, i) => [
+  ...(feedOnly[i] ? [pacedRow(m.size, `${FEED_ONLY_RATE}, feed only (no webhook)`, feedOnly[i], false)] : []),
+  ...(paced[i] ?? []).map((p, r) => pacedRow(m.size, `${PACED_RATES[r]}, one webhook`, p, true)),
+]);
 function cpuCells(cpu: CpuSplit): string {
   const cores = [cpu.apis, cpu.dispatchers, cpu.postgres, cpu.redis, cpu.bench, cpu.other];
   return `${cores.map((c) => c.toFixed(2)).join(" / ")} (${cores.reduce((s, c) => s + c, 0).toFixed(2)} of ${cpus().length})`;
@@ -171,10 +186,15 @@ const reading = rises
   : "More API processes only add processes, connections and cross-process wake-ups (a commit on a process without the feed's lease wakes the reader through Redis or PostgreSQL's NOTIFY) without adding CPU.";
 const topRate = PACED_RATES[0] ?? 0;
 const keptUp = paced.filter((runs) => (runs[0]?.achieved ?? 0) >= topRate * 0.95).length;
+const feedKeptUp = feedOnly.filter((p) => p.achieved >= FEED_ONLY_RATE * 0.95).length;
+const feedReading =
+  feedKeptUp === measured.length
+    ? `The feed on its own kept up with ${FEED_ONLY_RATE} mutations/s at every size (its lag in the first paced row of each).`
+    : `The feed on its own kept up with ${FEED_ONLY_RATE} mutations/s at ${feedKeptUp} of ${measured.length} sizes.`;
 const pacedReading =
   keptUp === measured.length
-    ? `Every size kept up with ${topRate} mutations/s.`
-    : `${keptUp === 0 ? "No size" : `Only ${keptUp} of ${measured.length} sizes`} kept up with ${topRate} mutations/s offered: the CPUs were full (their split shows where they went), so the feed's lag at that rate is the backlog of a saturated machine; at the lower rate it is the feed's own delay.`;
+    ? `Every size kept up with ${topRate} mutations/s and one webhook.`
+    : `${keptUp === 0 ? "No size" : `Only ${keptUp} of ${measured.length} sizes`} kept up with ${topRate} mutations/s and one webhook: the CPUs were full (their split shows where they went), so the feed's lag at that rate is the backlog of a saturated machine; at the lower rate it is the feed's own delay.`;
 const text = `# Scale-out on PostgreSQL
 
 Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC. Command: \`bun bench/scale-out.ts ${SECONDS} ${ROUNDS} ${SIZES.join(",")}\`. Took ${((Date.now() - started) / 1000).toFixed(0)} s.
@@ -186,7 +206,7 @@ Setup: the local cluster (\`npm run cluster\`'s scripts/local-cluster.ts) of eac
   .map(([k, v]) => `${k}=${v}`)
   .join(
     ", ",
-  )}); a private Redis per size; rate limits out of reach; every mutation one Region insert, sent by one webhook to a receiver in the benchmark's process. Closed loop: ${ROUNDS} turns of ${SECONDS} s per size after a 1 s warm-up, wrk with ${CONNECTIONS} connections split evenly over the API processes (one wrk each); mutations/s of the median turn (every turn in brackets), its round trip (the slowest wrk's p50 / p99) and each API process's main thread (its event loop) over it: the share of the turn it ran on a CPU and the share it waited, runnable, for one (Linux schedstat). Paced: ${PACED_RATES.join(" and ")} mutations/s, ${PACED_SECONDS} s each, from the benchmark's process (64 writers, round robin over the API processes); feed lag sampled every 250 ms from every API process (per partition the freshest figure, then the worst partition); the CPU the processes used meanwhile, in cores (1.00 = one core busy throughout; PostgreSQL and Redis by process name, so a Redis of other work would count). Commit → receipt: the element's \`timestamp\` to the receiver's clock.
+  )}); a private Redis per size; rate limits out of reach; every mutation one Region insert, sent by one webhook to a receiver in the benchmark's process. Closed loop: ${ROUNDS} turns of ${SECONDS} s per size after a 1 s warm-up, wrk with ${CONNECTIONS} connections split evenly over the API processes (one wrk each); mutations/s of the median turn (every turn in brackets), its round trip (the slowest wrk's p50 / p99) and each API process's main thread (its event loop) over it: the share of the turn it ran on a CPU and the share it waited, runnable, for one (Linux schedstat). Paced: first the feed alone at ${FEED_ONLY_RATE} mutations/s before any webhook exists (every change read from the change log and matched against the tenant's webhooks, none to deliver; after 2 s of warm-up), then with the webhook at ${PACED_RATES.join(" and ")} mutations/s; ${PACED_SECONDS} s each, from the benchmark's process (64 writers, round robin over the API processes); feed lag sampled every 250 ms from every API process (per partition the freshest figure, then the worst partition); the CPU the processes used meanwhile, in cores (1.00 = one core busy throughout; PostgreSQL and Redis by process name, so a Redis of other work would count). Commit → receipt: the element's \`timestamp\` to the receiver's clock.
 
 ## Closed loop
 
@@ -200,7 +220,7 @@ ${rows.join("\n")}
 | --- | --- | --- | --- | --- | --- | --- |
 ${pacedRows.join("\n")}
 
-**On this 2-core machine the ratio shows overhead, not speed-up**: every API process, both dispatchers, PostgreSQL, Redis, wrk and the receiver share the same two cores. ${reading} What scaling out buys shows on machines of their own. ${pacedReading}
+**On this 2-core machine the ratio shows overhead, not speed-up**: every API process, both dispatchers, PostgreSQL, Redis, wrk and the receiver share the same two cores. ${reading} What scaling out buys shows on machines of their own. ${feedReading} ${pacedReading}
 `;
 const file = join(import.meta.dir, "results/scale-out.md");
 writeFileSync(file, text);

@@ -125,11 +125,14 @@ export async function closedLoop(
   };
 }
 
-/** `rate` mutations/s for `seconds` from 64 writers here, round robin over the API processes; the feed's lag sampled every 250 ms. */
+/**
+ * `rate` mutations/s for `seconds` from 64 writers here, round robin over the API processes; the
+ * feed's lag sampled every 250 ms. Without a `receiver` (no webhook yet), no receipts are awaited.
+ */
 export async function pacedLoop(
   cluster: LocalCluster,
   token: string,
-  receiver: TimingReceiver,
+  receiver: TimingReceiver | null,
   options: { seconds: number; rate: number },
 ) {
   const bases = cluster.apis.map((api) => api.spec.url);
@@ -168,7 +171,7 @@ export async function pacedLoop(
   const cpu = cpuSplit(cluster, machineBefore, machineTimes(), (ended - started) / 1000);
   sampling = false;
   await sampler;
-  const receipts = await receiptsBetween(receiver, started, ended, acked);
+  const receipts = receiver ? await receiptsBetween(receiver, started, ended, acked) : [];
   const lagMs = lags.map((l) => l.seconds * 1000);
   return {
     achieved: (acked * 1000) / (ended - started),
