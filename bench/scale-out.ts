@@ -42,6 +42,8 @@ const CONNECTIONS = 32;
 const PACED_RATES = [1000, 250];
 const PACED_SECONDS = Math.max(SECONDS * 2, 6);
 const DISPATCHERS = 2;
+/** Deliveries in flight to the one receiver across the dispatchers: every slot of both (32 each). */
+const ENDPOINT_LIMIT = 64;
 const loadNow = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -80,6 +82,9 @@ async function startMeasured(postgres: Awaited<ReturnType<typeof startPrivatePos
       WEBHOOKS_ALLOW_HTTP: "true",
       DELIVERY_ALLOW_HTTP: "true",
       DELIVERY_ALLOW_PRIVATE_NETWORKS: "127.0.0.0/8",
+      // Every delivery goes to one receiver: at the default limit (8 in flight) bursts would park
+      // jobs about a second (the limit at work, measured by bench/dispatch.ts), not the cluster's pace.
+      DELIVERY_ENDPOINT_CONCURRENCY: String(ENDPOINT_LIMIT),
     },
   );
   return { size, cluster, token: cluster.token ?? "", receiver, turns: [] } satisfies Measured;
@@ -206,7 +211,7 @@ Setup: the local cluster (\`npm run cluster\`'s scripts/local-cluster.ts) of eac
   .map(([k, v]) => `${k}=${v}`)
   .join(
     ", ",
-  )}); a private Redis per size; rate limits out of reach; every mutation one Region insert, sent by one webhook to a receiver in the benchmark's process. Closed loop: ${ROUNDS} turns of ${SECONDS} s per size after a 1 s warm-up, wrk with ${CONNECTIONS} connections split evenly over the API processes (one wrk each); mutations/s of the median turn (every turn in brackets), its round trip (the slowest wrk's p50 / p99) and each API process's main thread (its event loop) over it: the share of the turn it ran on a CPU and the share it waited, runnable, for one (Linux schedstat). Paced: first the feed alone at ${FEED_ONLY_RATE} mutations/s before any webhook exists (every change read from the change log and matched against the tenant's webhooks, none to deliver; after 2 s of warm-up), then with the webhook at ${PACED_RATES.join(" and ")} mutations/s; ${PACED_SECONDS} s each, from the benchmark's process (64 writers, round robin over the API processes); feed lag sampled every 250 ms from every API process (per partition the freshest figure, then the worst partition); the CPU the processes used meanwhile, in cores (1.00 = one core busy throughout; PostgreSQL and Redis by process name, so a Redis of other work would count). Commit → receipt: the element's \`timestamp\` to the receiver's clock.
+  )}); a private Redis per size; rate limits out of reach; DELIVERY_ENDPOINT_CONCURRENCY=${ENDPOINT_LIMIT} (every slot of both dispatchers: all deliveries go to one receiver, and the default 8 would park bursts about a second); every mutation one Region insert, sent by one webhook to a receiver in the benchmark's process. Closed loop: ${ROUNDS} turns of ${SECONDS} s per size after a 1 s warm-up, wrk with ${CONNECTIONS} connections split evenly over the API processes (one wrk each); mutations/s of the median turn (every turn in brackets), its round trip (the slowest wrk's p50 / p99) and each API process's main thread (its event loop) over it: the share of the turn it ran on a CPU and the share it waited, runnable, for one (Linux schedstat). Paced: first the feed alone at ${FEED_ONLY_RATE} mutations/s before any webhook exists (every change read from the change log and matched against the tenant's webhooks, none to deliver; after 2 s of warm-up), then with the webhook at ${PACED_RATES.join(" and ")} mutations/s; ${PACED_SECONDS} s each, from the benchmark's process (64 writers, round robin over the API processes); feed lag sampled every 250 ms from every API process (per partition the freshest figure, then the worst partition); the CPU the processes used meanwhile, in cores (1.00 = one core busy throughout; PostgreSQL and Redis by process name, so a Redis of other work would count). Commit → receipt: the element's \`timestamp\` to the receiver's clock.
 
 ## Closed loop
 
