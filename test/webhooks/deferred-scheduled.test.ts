@@ -235,8 +235,12 @@ describe("deferred webhooks", () => {
     expect(element).toEqual({ data: { jobs: { UID: job, Name: expect.any(String), JobAllocations: [] } } });
     await Bun.sleep(500);
     expect(at("/jobs")).toHaveLength(1);
-    // The first due time's firing was cancelled when the record moved, not skipped when due.
-    expect(lines.filter((l) => l.recordUid === job)).toEqual([]);
+    // The first due time's firing never sent: cancelled when the record moved or, when the move's
+    // cancellation came first on a loaded machine (it ran before the insert's firing was queued),
+    // skipped when due because the due time changed — never for another reason.
+    expect(lines.filter((l) => l.recordUid === job).map((l) => [l.msg, l.reason])).toEqual(
+      lines.some((l) => l.recordUid === job) ? [["deferred firing skipped", "the due time changed"]] : [],
+    );
   });
 });
 
