@@ -4,12 +4,16 @@
  * busy handler waits for the other's lock by sleeping on the calling thread —
  * every request or delivery in flight in the process stops meanwhile. Here
  * the wait is a timer instead. Shared by both processes' SQLite adapters; it
- * takes any connection that runs SQL text, so it imports no driver.
+ * takes any connection that compiles SQL text into statements it keeps, so it
+ * imports no driver.
  */
 
-/** What a connection must do for this: run one statement, throwing errors that carry SQLite's code. */
+/**
+ * What a connection must do for this: a statement for SQL text, compiled once and kept by the
+ * connection (bun:sqlite's `query`), whose run throws errors that carry SQLite's code.
+ */
 export interface SqlRunner {
-  run(sql: string): unknown;
+  query(sql: string): { run(): unknown };
 }
 
 const isBusy = (error: unknown) => (error as { code?: unknown } | null)?.code === "SQLITE_BUSY";
@@ -24,14 +28,15 @@ const isBusy = (error: unknown) => (error as { code?: unknown } | null)?.code ==
 export async function beginImmediate(db: SqlRunner, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
   for (let pause = 1; ; pause = Math.min(pause * 2, 16)) {
-    db.run("PRAGMA busy_timeout = 0");
+    // Kept statements: each transaction runs these three (compiling them each time cost more than running them).
+    db.query("PRAGMA busy_timeout = 0").run();
     try {
-      db.run("BEGIN IMMEDIATE");
+      db.query("BEGIN IMMEDIATE").run();
       return;
     } catch (error) {
       if (!isBusy(error) || Date.now() >= deadline) throw error;
     } finally {
-      db.run(`PRAGMA busy_timeout = ${waitMs}`);
+      db.query(`PRAGMA busy_timeout = ${waitMs}`).run();
     }
     await Bun.sleep(pause);
   }
