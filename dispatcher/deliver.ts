@@ -41,8 +41,8 @@ export interface DeliveryContext {
   /** Aborted when the dispatcher shuts down past its grace period. */
   signal?: AbortSignal;
   /**
-   * Called when the attempt has waited SLOW_ATTEMPT_MS for its endpoint's answer (it then waits on a
-   * slow endpoint rather than works); what it returns is called once the answer is in.
+   * Called when the attempt has waited a while for its endpoint's answer (the sender's onSlow: it
+   * then waits on a slow endpoint rather than works); what it returns is called once the answer is in.
    */
   onSlow?: () => () => void;
 }
@@ -74,9 +74,6 @@ const KEPT_WEBHOOKS = 1024;
  * change of the webhook between its read and the attempt's logging. Past it, an internal error (retried).
  */
 const WEBHOOK_READS = 3;
-
-/** How long an attempt waits for its answer before it counts as slow (and `onSlow` is called). */
-const SLOW_ATTEMPT_MS = 500;
 
 /** Longest wait, inside an attempt, for a slot this process holds at a busy endpoint (then the job is parked). */
 const SLOT_WAIT_MS = 100;
@@ -202,13 +199,17 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     }
     let result: AttemptResult;
     let slowEnded: (() => void) | undefined;
-    const slow = setTimeout(() => {
-      slowEnded = context.onSlow?.();
-    }, SLOW_ATTEMPT_MS);
+    const { onSlow } = context;
     try {
-      result = await send(request, context.signal);
+      result = await send(
+        request,
+        context.signal,
+        onSlow &&
+          (() => {
+            slowEnded = onSlow();
+          }),
+      );
     } finally {
-      clearTimeout(slow);
       slowEnded?.();
       // Not awaited: nothing below needs the slot back (a lingering slot is back within the call anyway).
       void release(lease);

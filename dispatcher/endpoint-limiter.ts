@@ -74,8 +74,12 @@ interface Slot {
   key: string;
   id: string;
   renewal: ReturnType<typeof setInterval>;
-  linger?: ReturnType<typeof setTimeout>;
+  /** While it lingers here: when it was released (ms since the epoch). */
+  idleSince: number;
 }
+
+/** What release() answers when it had nothing to wait for. */
+const RELEASED: Promise<void> = Promise.resolve();
 
 /** Creates the limiter. */
 export function createEndpointLimiter({
@@ -85,7 +89,7 @@ export function createEndpointLimiter({
   leaseMs,
   lingerMs = 20,
 }: EndpointLimiterOptions): EndpointLimiter {
-  // Released slots kept for the next delivery to their endpoint, each for lingerMs at most.
+  // Released slots kept for the next delivery to their endpoint, newest last, each for about lingerMs.
   const idle = new Map<string, Slot[]>();
   // When this process took each slot it holds, per endpoint (oldest first), and the acquires here waiting for one.
   const held = new Map<string, number[]>();
@@ -135,18 +139,42 @@ export function createEndpointLimiter({
     await redis.zrem(slot.key, slot.id);
   };
 
-  /** Keeps a released slot here for a while, or gives it back at once when it may not linger. */
-  const keepIdle = async (endpoint: string, slot: Slot) => {
-    if (lingerMs <= 0) return free(slot);
-    const kept = idle.get(endpoint) ?? [];
-    idle.set(endpoint, kept);
-    kept.push(slot);
-    slot.linger = setTimeout(() => {
-      kept.splice(kept.indexOf(slot), 1);
-      if (kept.length === 0) idle.delete(endpoint);
+  // One interval (running while slots linger) gives back those released lingerMs ago or more: a timer
+  // set and cleared for each release cost more than the rest of taking and releasing a slot. A slot
+  // lingers between lingerMs and 1.5 × lingerMs. The newest is taken first, so that a process using
+  // fewer slots than it holds gives back the ones it no longer needs.
+  let sweeper: ReturnType<typeof setInterval> | null = null;
+  const sweep = () => {
+    const expired = Date.now() - lingerMs;
+    for (const [endpoint, kept] of idle) {
+      let stale = 0;
+      while (stale < kept.length && (kept[stale] as Slot).idleSince <= expired) stale++;
+      if (stale === 0) continue;
       // Not given back (Redis away): the lease expires by itself.
-      free(slot).catch(() => undefined);
-    }, lingerMs);
+      for (const slot of kept.splice(0, stale)) free(slot).catch(() => undefined);
+      if (kept.length === 0) idle.delete(endpoint);
+    }
+    if (idle.size === 0 && sweeper !== null) {
+      clearInterval(sweeper);
+      sweeper = null;
+    }
+  };
+
+  /** Keeps a released slot here for a while, or gives it back at once when it may not linger. */
+  const keepIdle = (endpoint: string, slot: Slot): Promise<void> => {
+    if (lingerMs <= 0) return free(slot);
+    let kept = idle.get(endpoint);
+    if (kept === undefined) {
+      kept = [];
+      idle.set(endpoint, kept);
+    }
+    slot.idleSince = Date.now();
+    kept.push(slot);
+    if (sweeper === null) {
+      sweeper = setInterval(sweep, Math.max(1, lingerMs / 2));
+      sweeper.unref();
+    }
+    return RELEASED;
   };
 
   /** The slot as a lease of this process. */
@@ -157,11 +185,11 @@ export function createEndpointLimiter({
     held.set(endpoint, times);
     let done = false;
     return {
-      async release() {
-        if (done) return;
+      release() {
+        if (done) return RELEASED;
         done = true;
         try {
-          await keepIdle(endpoint, slot);
+          return keepIdle(endpoint, slot);
         } finally {
           // After keeping it idle here, so that a waiter woken here finds the slot.
           released(endpoint, takenAt);
@@ -172,11 +200,11 @@ export function createEndpointLimiter({
 
   /** A released slot lingering here, taken without a round trip; null when there is none. */
   function takeIdle(endpoint: string): EndpointLease | null {
-    const kept = idle.get(endpoint)?.pop();
-    if (!kept) return null;
-    clearTimeout(kept.linger);
-    if (idle.get(endpoint)?.length === 0) idle.delete(endpoint);
-    return lease(endpoint, kept);
+    const kept = idle.get(endpoint);
+    const slot = kept?.pop();
+    if (!slot) return null;
+    if (kept?.length === 0) idle.delete(endpoint);
+    return lease(endpoint, slot);
   }
 
   async function tryAcquire(endpoint: string): Promise<EndpointLease | null> {
@@ -192,7 +220,7 @@ export function createEndpointLimiter({
       redis.eval(RENEW, 1, key, leaseMs, id).catch(() => undefined);
     }, leaseMs / 3);
     renewal.unref();
-    return lease(endpoint, { key, id, renewal });
+    return lease(endpoint, { key, id, renewal, idleSince: 0 });
   }
 
   async function acquireSlow(endpoint: string, waitMs: number): Promise<EndpointLease | null> {
@@ -219,7 +247,8 @@ export function createEndpointLimiter({
     async close() {
       const slots = [...idle.values()].flat();
       idle.clear();
-      for (const slot of slots) clearTimeout(slot.linger);
+      if (sweeper !== null) clearInterval(sweeper);
+      sweeper = null;
       await Promise.all(slots.map((slot) => free(slot).catch(() => undefined)));
     },
     acquire(endpoint, waitMs = 0) {

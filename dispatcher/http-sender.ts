@@ -38,7 +38,16 @@ export interface AttemptResult {
   interrupted: boolean;
 }
 
-export type SendDelivery = (request: DeliveryRequest, signal?: AbortSignal) => Promise<AttemptResult>;
+/**
+ * Sends `request`; `signal` (the caller's: shutdown) interrupts it. `onSlow` is called once when no
+ * answer has come SLOW_ATTEMPT_MS after the attempt started (it then waits on a slow endpoint rather
+ * than works).
+ */
+export type SendDelivery = (
+  request: DeliveryRequest,
+  signal?: AbortSignal,
+  onSlow?: () => void,
+) => Promise<AttemptResult>;
 
 export interface HttpSenderOptions {
   policy: DestinationPolicy;
@@ -104,6 +113,12 @@ function keptExcerpt(text: string, redactor: Redactor): string {
 /** IP-literal destinations whose check is remembered; beyond this many, the oldest is forgotten. */
 const REMEMBERED_LITERALS = 1024;
 
+/** How often, at most, the attempts in flight are checked for their timeout, their caller's signal and slowness. */
+const CHECK_EVERY_MS = 100;
+
+/** How long an attempt waits for its answer before it counts as slow (and its `onSlow` is called). */
+const SLOW_ATTEMPT_MS = 500;
+
 /** The URL's host without the brackets of an IPv6 literal. */
 const hostOf = (url: URL) => (url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname);
 
@@ -120,14 +135,30 @@ const describe = (error: unknown): { code: string | undefined; message: string }
   return { code, message: code && !message.includes(code) ? `${code}: ${message}` : message };
 };
 
+/**
+ * An attempt in flight: aborted through `controller` past `deadline` (ms since the epoch) or once
+ * `outer` is; `onSlow` called (then cleared) past `slowAt`.
+ */
+interface Watched {
+  controller: AbortController;
+  deadline: number;
+  outer: AbortSignal | undefined;
+  slowAt: number;
+  onSlow: (() => void) | undefined;
+}
+
 /** Creates the sender. Redirects are returned, never followed. */
 export function createHttpSender(options: HttpSenderOptions): SendDelivery {
   const { policy, timeoutMs, lookupHost = systemLookup, tlsCa, now = Date.now } = options;
 
   // An IP literal resolves to itself and the policy is fixed: its verdict cannot change, so it is
-  // checked once. Names are resolved (and their addresses checked) on every attempt.
+  // checked once. Names are resolved (and their addresses checked) on every attempt. A URL object
+  // (shared by the attempts of one webhook definition) finds its literal's verdict without its key.
   const literals = new Map<string, Promise<string[]>>();
+  const literalOf = new WeakMap<URL, Promise<string[]>>();
   const destination = (url: URL): Promise<string[]> => {
+    const known = literalOf.get(url);
+    if (known) return known;
     const key = `${url.protocol}${url.hostname}`;
     let checked = literals.get(key);
     if (!checked) {
@@ -136,7 +167,43 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
       checked.catch(() => undefined);
       setNewest(literals, key, checked, REMEMBERED_LITERALS);
     }
+    literalOf.set(url, checked);
     return checked;
+  };
+
+  // The attempts in flight, checked together by one interval (running while there are any): each
+  // had two timers (timeout, slowness) and a listener on its caller's signal, set and removed again
+  // by every attempt. An attempt times out between timeoutMs and timeoutMs + checkMs after it
+  // started, counts as slow within checkMs past SLOW_ATTEMPT_MS, and one whose caller's signal is
+  // aborted (shutdown) is stopped within checkMs.
+  const watched = new Set<Watched>();
+  const checkMs = Math.max(1, Math.min(CHECK_EVERY_MS, Math.ceil(timeoutMs / 10)));
+  let checker: ReturnType<typeof setInterval> | null = null;
+  const check = () => {
+    const at = Date.now();
+    for (const attempt of watched) {
+      const { onSlow } = attempt;
+      if (onSlow !== undefined && at >= attempt.slowAt) {
+        attempt.onSlow = undefined;
+        onSlow();
+      }
+      if (attempt.outer?.aborted) attempt.controller.abort(attempt.outer.reason);
+      else if (at >= attempt.deadline)
+        attempt.controller.abort(new DOMException("timed out", "TimeoutError"));
+      else continue;
+      watched.delete(attempt);
+    }
+    if (watched.size === 0 && checker !== null) {
+      clearInterval(checker);
+      checker = null;
+    }
+  };
+  const watch = (attempt: Watched) => {
+    watched.add(attempt);
+    if (checker === null) {
+      checker = setInterval(check, checkMs);
+      checker.unref();
+    }
   };
 
   const post = (request: DeliveryRequest, address: string, signal: AbortSignal) => {
@@ -145,40 +212,47 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
     const pinned = hostOf(url) !== address;
     // Pinned to a resolved address: Host and the TLS server name still name the URL's host. A
     // literal address needs neither: fetch derives both.
-    const headers = pinned ? { ...request.headers, host: url.host } : request.headers;
-    const tls = https && pinned ? { serverName: url.hostname } : {};
-    return fetch(pinned ? pinnedUrl(url, address) : url, {
+    const init: BunFetchRequestInit = {
       method: "POST",
-      headers,
+      headers: pinned ? { ...request.headers, host: url.host } : request.headers,
       body: request.body,
       redirect: "manual",
       signal,
-      ...(https ? { tls: { ...tls, ...(tlsCa ? { ca: tlsCa } : {}) } } : {}),
-    });
+    };
+    if (https)
+      init.tls = { ...(pinned ? { serverName: url.hostname } : {}), ...(tlsCa ? { ca: tlsCa } : {}) };
+    return fetch(pinned ? pinnedUrl(url, address) : url, init);
   };
 
-  return async (request, outer) => {
+  /** What an attempt that started at `startedAt` produced, ending now. */
+  const resultOf = (startedAt: number, part: Partial<AttemptResult>): AttemptResult => ({
+    startedAt,
+    durationMs: Math.max(0, now() - startedAt),
+    status: null,
+    headers: null,
+    responseBody: null,
+    error: null,
+    interrupted: false,
+    ...part,
+  });
+
+  return async (request, outer, onSlow) => {
     const startedAt = now();
-    // A timer cleared when the attempt ends: AbortSignal.timeout would keep the attempt's objects
-    // (signal, listeners, request) alive for the whole timeout — ~25,000 attempts' worth at 1,000/s.
+    // Its own controller, aborted by the checker: AbortSignal.timeout would keep the attempt's objects
+    // (signal, request) alive for the whole timeout — ~25,000 attempts' worth at 1,000/s.
     const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new DOMException("timed out", "TimeoutError")), timeoutMs);
-    // Shutdown aborts the attempt through the same controller (cheaper than AbortSignal.any per attempt).
-    const interrupt = () => timeout.abort(outer?.reason);
-    if (outer?.aborted) interrupt();
-    else outer?.addEventListener("abort", interrupt, { once: true });
-    const signal = timeout.signal;
-    let onAbort: () => void = () => undefined;
-    const result = (part: Partial<AttemptResult>): AttemptResult => ({
-      startedAt,
-      durationMs: Math.max(0, now() - startedAt),
-      status: null,
-      headers: null,
-      responseBody: null,
-      error: null,
-      interrupted: false,
-      ...part,
-    });
+    const clock = Date.now();
+    const attempt: Watched = {
+      controller: timeout,
+      deadline: clock + timeoutMs,
+      outer,
+      slowAt: clock + SLOW_ATTEMPT_MS,
+      onSlow,
+    };
+    if (outer?.aborted) timeout.abort(outer.reason);
+    else watch(attempt);
+    const { signal } = timeout;
+    let onAbort: (() => void) | null = null;
     try {
       const resolving = destination(request.url);
       // A remembered literal needs no race against the timeout; a name being resolved does.
@@ -199,7 +273,7 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
           const response = await post(request, address, signal);
           const head = await readHead(response, RESPONSE_BODY_LIMIT + request.redactor.reach);
           const responseBody = keptExcerpt(head, request.redactor);
-          return result({ status: response.status, headers: response.headers, responseBody });
+          return resultOf(startedAt, { status: response.status, headers: response.headers, responseBody });
         } catch (error) {
           lastError = error;
           if (signal.aborted || !UNREACHED.has(describe(error).code ?? "")) break;
@@ -208,18 +282,22 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
       throw lastError;
     } catch (error) {
       if (outer?.aborted)
-        return result({ interrupted: true, error: { kind: "connection", message: "interrupted" } });
+        return resultOf(startedAt, {
+          interrupted: true,
+          error: { kind: "connection", message: "interrupted" },
+        });
       if (timeout.signal.aborted)
-        return result({ error: { kind: "timeout", message: `no answer within ${timeoutMs} ms` } });
+        return resultOf(startedAt, {
+          error: { kind: "timeout", message: `no answer within ${timeoutMs} ms` },
+        });
       // Both name the URL's host, or quote the URL, which may hold secret values.
       const { redact } = request.redactor;
       if (error instanceof DestinationError)
-        return result({ error: { kind: error.kind, message: redact(error.message) } });
-      return result({ error: { kind: "connection", message: redact(describe(error).message) } });
+        return resultOf(startedAt, { error: { kind: error.kind, message: redact(error.message) } });
+      return resultOf(startedAt, { error: { kind: "connection", message: redact(describe(error).message) } });
     } finally {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-      outer?.removeEventListener("abort", interrupt);
+      watched.delete(attempt);
+      if (onAbort !== null) signal.removeEventListener("abort", onAbort);
     }
   };
 }

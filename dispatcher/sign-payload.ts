@@ -1,7 +1,8 @@
 /**
  * Standard Webhooks signatures: a webhook secret, the message id, a unix
  * timestamp and the exact body bytes in; the `webhook-signature` header value
- * out (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`). Pure.
+ * out (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`). Pure (a key's HMAC is
+ * keyed once and copied for each signature: the same signatures, less work).
  */
 
 /** The prefix of a Standard Webhooks secret; the rest is the base64 of the HMAC key. */
@@ -40,9 +41,18 @@ export function signPayload(secret: string, id: string, timestampSeconds: number
   return signWithKey(signingKeyOf(secret), id, timestampSeconds, body);
 }
 
+// An HMAC keyed once per key (a key object is kept for its webhook definition, see signingKeysOf):
+// each signature starts from a copy of it, not from the key (two SHA-256 blocks fewer per signature).
+const keyed = new WeakMap<Buffer, Bun.CryptoHasher>();
+
 /** signPayload with the secret's key already decoded (signingKeyOf): for a key used again and again. */
 export function signWithKey(key: Buffer, id: string, timestampSeconds: number, body: string): string {
   // Bun's own HMAC: half the time of node:crypto's createHmac for a delivery-sized body.
-  const mac = new Bun.CryptoHasher("sha256", key).update(`${id}.${timestampSeconds}.${body}`);
+  let base = keyed.get(key);
+  if (base === undefined) {
+    base = new Bun.CryptoHasher("sha256", key);
+    keyed.set(key, base);
+  }
+  const mac = base.copy().update(`${id}.${timestampSeconds}.${body}`);
   return `v1,${mac.digest("base64")}`;
 }

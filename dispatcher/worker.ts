@@ -74,6 +74,10 @@ const settlesWithin = (promise: Promise<unknown>, ms: number) =>
 export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   const { redis, keys, log, concurrency, deliver, retry } = deps;
   const metrics = deps.metrics ?? NO_DELIVERY_METRICS;
+  // Aborted once the grace period at shutdown is over: every delivery in flight is interrupted at
+  // once. One signal for all (BullMQ makes an AbortController per job for a processor that takes
+  // its own, which nothing here needs: only stop interrupts, and it interrupts every job).
+  const interrupt = new AbortController();
 
   /** Attempts this job has made: kept in its progress, so they survive delays, hand-backs and restarts. */
   const attemptsMade = (job: Job<unknown>) => (typeof job.progress === "number" ? job.progress : 0);
@@ -124,12 +128,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
   }
 
   /** Runs a job; `onSlow` is its worker's (see DeliveryContext). */
-  const handle = async (
-    job: Job<unknown>,
-    token: string | undefined,
-    signal: AbortSignal | undefined,
-    onSlow: () => () => void,
-  ) => {
+  const handle = async (job: Job<unknown>, token: string | undefined, onSlow: () => () => void) => {
     const parsed = DeliveryJobSchema.safeParse(job.data);
     if (!parsed.success) {
       log.error("invalid delivery job dropped", { jobId: job.id, problems: parsed.error.issues.length });
@@ -139,7 +138,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     // Every line about the delivery names the request that caused it; none when no request did (and
     // never the context this worker happened to be made in).
     const context = data.requestId === undefined ? undefined : { requestId: data.requestId };
-    return runInRequestContext(context, () => attemptJob(job, data, token, signal, onSlow));
+    return runInRequestContext(context, () => attemptJob(job, data, token, onSlow));
   };
 
   /** One attempt at a validated job and what BullMQ is to do after it. */
@@ -147,10 +146,10 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     job: Job<unknown>,
     data: DeliveryJob,
     token: string | undefined,
-    signal: AbortSignal | undefined,
     onSlow: () => () => void,
   ) => {
-    if (signal?.aborted) {
+    const { signal } = interrupt;
+    if (signal.aborted) {
       metrics.decided("handed-back", data.committedAt);
       return apply({ kind: "handed-back" }, job, token);
     }
@@ -215,7 +214,8 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     const settled = () => {
       inFlight--;
     };
-    const run = (job: Job<unknown>, token?: string, signal?: AbortSignal) => {
+    // Two parameters: BullMQ gives a processor that takes a third a signal of its own per job.
+    const run = (job: Job<unknown>, token?: string) => {
       // A stopped worker still waiting on Redis may yet take one job (BullMQ's pause does not end the
       // wait): it goes straight back, unsent, so attempts at work stay within the concurrency.
       if (!taking) {
@@ -223,7 +223,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
         return apply({ kind: "handed-back" }, job, token);
       }
       inFlight++;
-      const running = handle(job, token, signal, onSlow);
+      const running = handle(job, token, onSlow);
       // Counted beside the job, not in its way: BullMQ awaits the handler's own promise.
       running.then(settled, settled);
       return running;
@@ -253,7 +253,7 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
       const closing = Promise.all(workers.map((worker) => worker.close()));
       if (await settlesWithin(closing, graceMs)) return;
       log.warn("shutdown grace period over; handing in-flight deliveries back");
-      for (const worker of workers) worker.cancelAllJobs("dispatcher shutting down");
+      interrupt.abort("dispatcher shutting down");
       if (!(await settlesWithin(closing, HAND_BACK_MS))) {
         log.error(
           "in-flight deliveries did not stop; another dispatcher takes them over when their locks expire",

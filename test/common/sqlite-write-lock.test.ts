@@ -31,6 +31,24 @@ describe("beginImmediate", () => {
     expect(waiter.query<{ timeout: number }, []>("PRAGMA busy_timeout").get()?.timeout).toBe(5000);
   });
 
+  test("every try leaves the wait to the timer, however often the lock is taken: SQLite never sleeps on the thread", async () => {
+    holder.run("BEGIN IMMEDIATE");
+    // SQLite applies a busy_timeout as it compiles the PRAGMA: a statement kept and run again may
+    // leave the timeout the previous try restored, and the next BEGIN then sleeps inside SQLite.
+    for (let round = 0; round < 5; round++) {
+      let ticks = 0;
+      const ticker = setInterval(() => ticks++, 2);
+      const started = Date.now();
+      const error = await beginImmediate(waiter, 40).catch((e) => e);
+      clearInterval(ticker);
+      expect((error as { code: string }).code).toBe("SQLITE_BUSY");
+      // Asleep in SQLite, one BEGIN would take the whole 40 ms at once and the ticker would miss them.
+      expect(Date.now() - started).toBeLessThan(150);
+      expect(ticks).toBeGreaterThan(5);
+    }
+    holder.run("COMMIT");
+  });
+
   test("gives up with SQLITE_BUSY once the wait is over", async () => {
     holder.run("BEGIN IMMEDIATE");
     const started = Date.now();

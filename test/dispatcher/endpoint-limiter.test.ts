@@ -73,6 +73,40 @@ describe("endpoint limiter", () => {
     expect(await limiter().acquire("l:1")).not.toBeNull();
   });
 
+  test("taking and releasing a lingering slot sets and clears no timer; one interval gives back what lingers", async () => {
+    const here = limiter(10_000, 40);
+    const first = await here.acquire("t:1");
+    await first?.release();
+    const { setTimeout: originalSetTimeout, clearTimeout: originalClearTimeout } = globalThis;
+    let timers = 0;
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      timers++;
+      return originalSetTimeout(...args);
+    }) as typeof setTimeout;
+    globalThis.clearTimeout = ((...args: Parameters<typeof clearTimeout>) => {
+      timers++;
+      return originalClearTimeout(...args);
+    }) as typeof clearTimeout;
+    try {
+      for (let i = 0; i < 100; i++) {
+        const lease = here.acquire("t:1");
+        // Taken within the call: the settled promise of the slot that lingers here.
+        expect(Bun.peek.status(lease)).toBe("fulfilled");
+        await (await lease)?.release();
+      }
+    } finally {
+      globalThis.setTimeout = originalSetTimeout;
+      globalThis.clearTimeout = originalClearTimeout;
+    }
+    // Each release used to set a timer, and each take clear it: 200 here.
+    expect(timers).toBe(0);
+    // Still counted in Redis while it lingers; given back within 1.5 × the linger time once unused.
+    expect(await limiter().acquire("t:1")).not.toBeNull();
+    expect(await limiter().acquire("t:1")).toBeNull();
+    await Bun.sleep(40 * 1.5 + 30);
+    expect(await limiter().acquire("t:1")).not.toBeNull();
+  });
+
   test("a dead holder's leases expire and the slots come back", async () => {
     // Its own connection, cut as a killed process's would be: its renewals stop with it.
     const connection = connectRedis(r.url, () => undefined);

@@ -190,3 +190,67 @@ describe("http sender: secret config values stay out of the result", () => {
     });
   });
 });
+
+describe("http sender: the attempts in flight share one clock", () => {
+  test("an attempt sets no timer of its own and adds no listener to its caller's signal", async () => {
+    const receiver = startReceiver();
+    const send = createHttpSender({ policy, timeoutMs: 5000 });
+    const shutdown = new AbortController();
+    let listeners = 0;
+    const addEventListener = shutdown.signal.addEventListener.bind(shutdown.signal);
+    shutdown.signal.addEventListener = (...args: Parameters<AbortSignal["addEventListener"]>) => {
+      listeners++;
+      addEventListener(...args);
+    };
+    const { setTimeout: originalSetTimeout } = globalThis;
+    let timers = 0;
+    globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+      timers++;
+      return originalSetTimeout(...args);
+    }) as typeof setTimeout;
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 30 }, () => send(requestTo(receiver.url), shutdown.signal, () => undefined)),
+      );
+      expect(results.map((result) => result.status)).toEqual(Array(30).fill(200));
+    } finally {
+      globalThis.setTimeout = originalSetTimeout;
+    }
+    // Each attempt used to set two timers (its timeout, its slow mark) and listen on the caller's signal.
+    expect(timers).toBe(0);
+    expect(listeners).toBe(0);
+    await receiver.stop();
+  });
+
+  test("an attempt without an answer times out within a tenth of its timeout after it", async () => {
+    const receiver = startReceiver(async () => {
+      await Bun.sleep(3000);
+      return new Response("late");
+    });
+    const send = createHttpSender({ policy, timeoutMs: 300 });
+    const result = await send(requestTo(receiver.url));
+    expect(result.error).toEqual({ kind: "timeout", message: "no answer within 300 ms" });
+    expect(result.durationMs).toBeGreaterThanOrEqual(300);
+    expect(result.durationMs).toBeLessThan(300 + 30 + 100);
+    await receiver.stop();
+  });
+
+  test("an attempt still waiting after half a second is marked slow, once; a fast one never", async () => {
+    const receiver = startReceiver(async (request) => {
+      if (request.path === "/slow") await Bun.sleep(900);
+      return new Response("ok");
+    });
+    const send = createHttpSender({ policy, timeoutMs: 5000 });
+    const slowAt: number[] = [];
+    const started = Date.now();
+    const [slow, fast] = await Promise.all([
+      send(requestTo(`${receiver.url}/slow`), undefined, () => slowAt.push(Date.now() - started)),
+      send(requestTo(`${receiver.url}/fast`), undefined, () => slowAt.push(-1)),
+    ]);
+    expect([slow.status, fast.status]).toEqual([200, 200]);
+    expect(slowAt).toHaveLength(1);
+    expect(slowAt[0]).toBeGreaterThanOrEqual(500);
+    expect(slowAt[0]).toBeLessThan(500 + 100 + 150);
+    await receiver.stop();
+  });
+});

@@ -1,5 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { InvalidWebhookSecretError, signingKeyOf, signPayload } from "../../dispatcher/sign-payload.ts";
+import { createHmac } from "node:crypto";
+import {
+  InvalidWebhookSecretError,
+  signingKeyOf,
+  signPayload,
+  signWithKey,
+} from "../../dispatcher/sign-payload.ts";
 import { standardWebhooksProblem } from "../support/standard-webhooks.ts";
 
 // The test vector published with the Standard Webhooks reference libraries (and Svix's).
@@ -38,6 +44,19 @@ describe("signPayload", () => {
     expect(await standardWebhooksProblem(secret, { headers: otherId, body }, at)).toBe(
       "no v1 signature matches",
     );
+  });
+
+  test("one key signing message after message signs each as a fresh key would (its HMAC is keyed once)", () => {
+    const key = signingKeyOf(VECTOR.secret);
+    expect(signWithKey(key, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
+    for (let i = 0; i < 3; i++) {
+      const body = `[{"n":${i}}]`;
+      const expected = createHmac("sha256", key)
+        .update(`d-${i}.${1700000000 + i}.${body}`)
+        .digest("base64");
+      expect(signWithKey(key, `d-${i}`, 1700000000 + i, body)).toBe(`v1,${expected}`);
+    }
+    expect(signWithKey(key, VECTOR.id, VECTOR.timestamp, VECTOR.body)).toBe(VECTOR.signature);
   });
 
   test.each(["whsec_", "whsec_not base64!", ""])("refuses the malformed secret %p", (secret) => {

@@ -6,7 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { IN_FLIGHT_ERROR, OUTCOME_UNKNOWN_ERROR } from "../../common/delivery-log/delivery-log.ts";
 import { openDeliveryStore } from "../../common/delivery-log/open-delivery-store.ts";
+import { createSqliteDeliveryStore } from "../../common/delivery-log/sqlite/sqlite-delivery-store.ts";
 import { migrate } from "../../common/store/sqlite/migrations.ts";
+import { openSqliteEngine } from "../../common/store/sqlite/sqlite-engine.ts";
 
 /** The request an attempt is logged with (already redacted by the dispatcher). */
 const SENT = { url: "https://receiver.example/hook", headers: { "x-key": "{{ KEY }}" } };
@@ -139,5 +141,89 @@ describe("SQLite delivery store", () => {
     ]);
     api.close();
     await next.close();
+  });
+});
+
+describe("SQLite delivery store: what an attempt costs the connection", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tds-dstore-cost-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A store file with tenant t, webhook w (version 1) and pending deliveries `ids`, and the API's connection to it. */
+  const storeFile = (name: string, ids: string[]) => {
+    const path = join(dir, name);
+    const api = new Database(path, { create: true, strict: true });
+    migrate(api);
+    api.run("INSERT INTO tenants (id, name, created_at) VALUES ('t', 't', 0)");
+    api.run(WEBHOOK_W);
+    for (const id of ids)
+      api.run(`INSERT INTO deliveries (tenant_id, id, webhook_id, event_id, status, body, attempts, committed_at, created_at, updated_at)
+               VALUES ('t', '${id}', 'w', 'm-${id}', 'pending', '[]', 0, 0, 0, 0)`);
+    return { path, api };
+  };
+  const answer = { startedAt: 5, durationMs: 2, statusCode: 200, responseBody: "ok", error: null };
+
+  test("logging attempts compiles no statement and looks none up by its text (but the write lock's own)", async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `d${i}`);
+    const { path, api } = storeFile("compiled.sqlite", ids);
+    const engine = openSqliteEngine(path);
+    const store = createSqliteDeliveryStore(engine);
+    const db = engine.connection;
+    // Counted on the store's own connection: every statement an attempt runs, by the SQL looked up or compiled.
+    const compiled: string[] = [];
+    for (const name of ["query", "prepare", "run"] as const) {
+      const original = db[name].bind(db) as (sql: string, ...rest: unknown[]) => unknown;
+      (db as unknown as Record<string, unknown>)[name] = (sql: string, ...rest: unknown[]) => {
+        compiled.push(sql);
+        return original(sql, ...rest);
+      };
+    }
+    for (const id of ids) {
+      const start = await store.startAttempt(attemptOf(id, 1));
+      if (start.kind !== "started") throw new Error(`not started: ${start.kind}`);
+      await store.finishAttempt("t", id, start.number, answer, "succeeded");
+    }
+    const lock = (sql: string) => sql === "BEGIN IMMEDIATE" || sql.startsWith("PRAGMA busy_timeout");
+    // Each statement used to be looked up by its text at every call: 4 per attempt here.
+    expect(compiled.filter((sql) => !lock(sql))).toEqual([]);
+    expect(api.query("SELECT count(*) AS n FROM deliveries WHERE status = 'succeeded'").get()).toEqual({
+      n: 40,
+    });
+    api.close();
+    await store.close();
+  });
+
+  test("a finish finds its attempt by key when its rows moved after the start (rowids reused by others)", async () => {
+    const { path, api } = storeFile("moved.sqlite", ["d1", "d2"]);
+    const store = await openDeliveryStore({ engine: "sqlite", path });
+    expect(await store.startAttempt(attemptOf("d1", 1))).toEqual({ kind: "started", number: 1 });
+    const rowid = (table: string, where: string) =>
+      (api.query(`SELECT rowid AS r FROM ${table} WHERE ${where}`).get() as { r: number }).r;
+    const deliveryRow = rowid("deliveries", "id = 'd1'");
+    const attemptRow = rowid("delivery_attempts", "delivery_id = 'd1'");
+    // Both rows of d1 move to new rowids; their old ones go to d2's delivery and a d2 attempt.
+    api.transaction(() => {
+      api.run("UPDATE deliveries SET rowid = (SELECT max(rowid) + 100 FROM deliveries) WHERE id = 'd1'");
+      api.run(`UPDATE deliveries SET rowid = ${deliveryRow} WHERE id = 'd2'`);
+      api.run("UPDATE delivery_attempts SET rowid = rowid + 100 WHERE delivery_id = 'd1'");
+      api.run(`INSERT INTO delivery_attempts (rowid, tenant_id, delivery_id, attempt, started_at, duration_ms, error, in_flight)
+               VALUES (${attemptRow}, 't', 'd2', 1, 0, 0, 'other', 1)`);
+    })();
+    await store.finishAttempt("t", "d1", 1, answer, "succeeded");
+    expect(api.query("SELECT id, status FROM deliveries ORDER BY id").all()).toEqual([
+      { id: "d1", status: "succeeded" },
+      { id: "d2", status: "pending" },
+    ]);
+    expect(
+      api
+        .query(
+          "SELECT delivery_id, status_code, error, in_flight FROM delivery_attempts ORDER BY delivery_id",
+        )
+        .all(),
+    ).toEqual([
+      { delivery_id: "d1", status_code: 200, error: null, in_flight: 0 },
+      { delivery_id: "d2", status_code: null, error: "other", in_flight: 1 },
+    ]);
+    api.close();
+    await store.close();
   });
 });

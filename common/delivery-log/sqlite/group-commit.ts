@@ -28,6 +28,8 @@ export function createGroupCommit(db: Database): GroupCommit {
     reject: (error: unknown) => void;
   };
   let pending: Pending[] = [];
+  // Kept, as the write lock keeps its own: compiled once, not at every commit.
+  const commitStatement = db.query("COMMIT");
 
   const commit = async (writes: Pending[]): Promise<void> => {
     try {
@@ -40,7 +42,7 @@ export function createGroupCommit(db: Database): GroupCommit {
     let values: unknown[];
     try {
       values = writes.map((write) => write.apply());
-      db.run("COMMIT");
+      commitStatement.run();
     } catch (error) {
       if (db.inTransaction) db.run("ROLLBACK");
       if (writes.length === 1) writes[0]?.reject(error);

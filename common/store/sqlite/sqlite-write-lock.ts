@@ -4,12 +4,18 @@
  * busy handler waits for the other's lock by sleeping on the calling thread —
  * every request or delivery in flight in the process stops meanwhile. Here
  * the wait is a timer instead. Shared by both processes' SQLite adapters; it
- * takes any connection that runs SQL text, so it imports no driver.
+ * takes any connection that runs SQL text and keeps compiled statements, so it
+ * imports no driver.
  */
 
-/** What a connection must do for this: run one statement, throwing errors that carry SQLite's code. */
+/**
+ * What a connection must do for this: run SQL text (compiled anew each time), and a statement for
+ * SQL text compiled once and kept by the connection (bun:sqlite's `query`); both throw errors that
+ * carry SQLite's code.
+ */
 export interface SqlRunner {
   run(sql: string): unknown;
+  query(sql: string): { run(): unknown };
 }
 
 const isBusy = (error: unknown) => (error as { code?: unknown } | null)?.code === "SQLITE_BUSY";
@@ -23,10 +29,13 @@ const isBusy = (error: unknown) => (error as { code?: unknown } | null)?.code ==
  */
 export async function beginImmediate(db: SqlRunner, waitMs: number): Promise<void> {
   const deadline = Date.now() + waitMs;
+  // BEGIN kept compiled (every transaction runs it); the PRAGMAs compiled anew, as SQLite applies a
+  // busy_timeout as it compiles the statement: run again, a kept one may leave the timeout as it was.
+  const begin = db.query("BEGIN IMMEDIATE");
   for (let pause = 1; ; pause = Math.min(pause * 2, 16)) {
     db.run("PRAGMA busy_timeout = 0");
     try {
-      db.run("BEGIN IMMEDIATE");
+      begin.run();
       return;
     } catch (error) {
       if (!isBusy(error) || Date.now() >= deadline) throw error;
