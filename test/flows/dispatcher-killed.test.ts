@@ -8,7 +8,9 @@ import { dispatcherKilled } from "../support/flow/dispatcher-killed.ts";
 
 test("dispatcher killed mid-delivery and restarted: every delivery completes", async () => {
   const result = await dispatcherKilled({
-    mutations: 60,
+    // Enough deliveries for both kills: with 60 (0.75 s of a restarted dispatcher's slots), a faster
+    // dispatcher had delivered everything before the second kill.
+    mutations: 200,
     kills: 2,
     answerMs: 200,
     // A killed dispatcher's endpoint slots come back when their leases expire (within 5 s): here the
