@@ -291,8 +291,9 @@ export function createDeliverer(deps: DelivererDeps): Deliver {
     if (!lease) {
       return { kind: "busy", delayMs: parking.park(request.endpoint, limiter.heldFor(request.endpoint)) };
     }
-    // A request was built, so there was a webhook to build it from.
-    return sendAndDecide(job, webhook as DeliveryWebhook, request, context, lease);
+    // A request was built, so there was a webhook to build it from. Awaited here: an async function
+    // returning another's promise takes two more turns of the queue to settle.
+    return await sendAndDecide(job, webhook as DeliveryWebhook, request, context, lease);
   }
 
   return async (job, context) => {

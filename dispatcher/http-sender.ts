@@ -224,16 +224,20 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
     return fetch(pinned ? pinnedUrl(url, address) : url, init);
   };
 
-  /** What an attempt that started at `startedAt` produced, ending now. */
-  const resultOf = (startedAt: number, part: Partial<AttemptResult>): AttemptResult => ({
+  /** What an attempt that started at `startedAt` produced, ending now: its answer, or why none came. */
+  const resultOf = (
+    startedAt: number,
+    answer: Pick<AttemptResult, "status" | "headers" | "responseBody"> | null,
+    error: SendError | null = null,
+    interrupted = false,
+  ): AttemptResult => ({
     startedAt,
     durationMs: Math.max(0, now() - startedAt),
-    status: null,
-    headers: null,
-    responseBody: null,
-    error: null,
-    interrupted: false,
-    ...part,
+    status: answer?.status ?? null,
+    headers: answer?.headers ?? null,
+    responseBody: answer?.responseBody ?? null,
+    error,
+    interrupted,
   });
 
   return async (request, outer, onSlow) => {
@@ -282,19 +286,14 @@ export function createHttpSender(options: HttpSenderOptions): SendDelivery {
       throw lastError;
     } catch (error) {
       if (outer?.aborted)
-        return resultOf(startedAt, {
-          interrupted: true,
-          error: { kind: "connection", message: "interrupted" },
-        });
+        return resultOf(startedAt, null, { kind: "connection", message: "interrupted" }, true);
       if (timeout.signal.aborted)
-        return resultOf(startedAt, {
-          error: { kind: "timeout", message: `no answer within ${timeoutMs} ms` },
-        });
+        return resultOf(startedAt, null, { kind: "timeout", message: `no answer within ${timeoutMs} ms` });
       // Both name the URL's host, or quote the URL, which may hold secret values.
       const { redact } = request.redactor;
       if (error instanceof DestinationError)
-        return resultOf(startedAt, { error: { kind: error.kind, message: redact(error.message) } });
-      return resultOf(startedAt, { error: { kind: "connection", message: redact(describe(error).message) } });
+        return resultOf(startedAt, null, { kind: error.kind, message: redact(error.message) });
+      return resultOf(startedAt, null, { kind: "connection", message: redact(describe(error).message) });
     } finally {
       watched.delete(attempt);
       if (onAbort !== null) signal.removeEventListener("abort", onAbort);

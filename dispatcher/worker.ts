@@ -127,12 +127,15 @@ export function createDispatcher(deps: DispatcherDeps): Dispatcher {
     return apply({ kind: "retry", delayMs: wait, reason: "internal error" }, job, token);
   }
 
-  /** Runs a job; `onSlow` is its worker's (see DeliveryContext). */
-  const handle = async (job: Job<unknown>, token: string | undefined, onSlow: () => () => void) => {
+  /**
+   * Runs a job; `onSlow` is its worker's (see DeliveryContext). Not async itself: it hands BullMQ
+   * the attempt's own promise (an async function returning a promise adds turns of the queue).
+   */
+  const handle = (job: Job<unknown>, token: string | undefined, onSlow: () => () => void) => {
     const parsed = DeliveryJobSchema.safeParse(job.data);
     if (!parsed.success) {
       log.error("invalid delivery job dropped", { jobId: job.id, problems: parsed.error.issues.length });
-      throw new UnrecoverableError("invalid delivery job");
+      return Promise.reject(new UnrecoverableError("invalid delivery job"));
     }
     const data: DeliveryJob = parsed.data;
     // Every line about the delivery names the request that caused it; none when no request did (and
