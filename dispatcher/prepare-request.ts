@@ -92,14 +92,16 @@ export function createRequestPreparer(deps: {
     return kept;
   };
 
-  /** The keys to sign with now: the previous secret's too while its grace lasts. */
+  const secretContextOf = (webhook: DeliveryWebhook) => webhookSecretContext(webhook.tenantId, webhook.id);
+
+  /** The keys to sign with now (the previous secret's too while its grace lasts); opened once per definition. */
   const keysNow = (webhook: DeliveryWebhook, kept: PreparedWebhook): SigningKeys => {
-    const context = webhookSecretContext(webhook.tenantId, webhook.id);
     const previous = webhook.previousSealedSecret;
     if (previous === null || (webhook.previousSecretUntil ?? 0) <= now()) {
-      kept.keys ??= signingKeysOf(open(webhook.sealedSecret, context));
+      kept.keys ??= signingKeysOf(open(webhook.sealedSecret, secretContextOf(webhook)));
       return kept.keys;
     }
+    const context = secretContextOf(webhook);
     kept.keysInGrace ??= signingKeysOf(open(webhook.sealedSecret, context), open(previous, context));
     return kept.keysInGrace;
   };
