@@ -2,21 +2,14 @@
  * The one gate (`bun run check`, run by `npm test` and CI): typecheck, lint and
  * format check, import-cycle check, dead-code and unused-dependency check (knip,
  * configured in knip.json), then the test suite on each store engine: all of
-<<<<<<< HEAD
- * it on SQLite, then on PostgreSQL the files that open a store
- * (scripts/test-plan.ts), on a private cluster (or TEST_DATABASE_URL's server),
- * and on MongoDB the store's conformance suite when MONGODB_TEST_URL names a
- * replica set (none can be started here: without it, the summary says the
- * MongoDB run was skipped and why). Stops at the first failing step; prints
- * each engine's counts and ends with the plain "N passed, N failed" line of
- * the engines run, for CI.
-=======
  * it on SQLite but the files marked PostgreSQL-only, then on PostgreSQL the
  * files that open a store and those so marked (scripts/test-plan.ts), on a
- * private cluster (or TEST_DATABASE_URL's server).
- * Stops at the first failing step; prints each engine's counts and ends with
- * the plain "N passed, N failed" line of both for CI.
->>>>>>> cluster
+ * private cluster (or TEST_DATABASE_URL's server), and on MongoDB the files
+ * that open a store (but those marked for one engine) when MONGODB_TEST_URL
+ * names a replica set (none can be started here: without it, the summary says
+ * the MongoDB run was skipped and why). Stops at the first failing step;
+ * prints each engine's counts and ends with the plain "N passed, N failed"
+ * line of the engines run, for CI.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { Glob } from "bun";
@@ -110,8 +103,8 @@ if (onPostgres.length > 0)
     ),
   );
 
-// The experimental engine: its conformance suite, only where a replica set is reachable; said plainly otherwise.
-const onMongodb = chosen(["test/store/store-conformance.test.ts"]);
+// The experimental engine, only where a replica set is reachable; said plainly otherwise.
+const onMongodb = chosen(plan.mongodb);
 if (onMongodb.length > 0 && mongodbTestUrl())
   runs.push(
     await runTests(

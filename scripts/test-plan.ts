@@ -6,9 +6,11 @@
  * real processes (test/support/service-processes.ts), and every file marked
  * `@test-engines all` (one that starts the processes by path, where no import
  * shows it). A file marked `@test-engines sqlite`, with its reason beside the
- * mark, runs on SQLite only: it tests that engine itself or reads its file.
- * Files that open no store (the pure cores) would only run the same code
- * twice, so they run once.
+ * mark, runs on SQLite only: it tests that engine itself or reads its file;
+ * one marked `@test-engines postgres` runs on PostgreSQL only. MongoDB (when
+ * a replica set is reachable) runs PostgreSQL's list but the files marked for
+ * PostgreSQL alone. Files that open no store (the pure cores) would only run
+ * the same code again, so they run once.
  */
 import { dirname, join, normalize } from "node:path";
 
@@ -32,13 +34,13 @@ export function relativeImports(file: string, specifiers: readonly string[]): st
 
 /**
  * The plan: `sqlite` every test file not marked PostgreSQL-only; `postgres` those that open a store
- * and are not marked SQLite-only, and those marked PostgreSQL-only. `read` gives a file's source
- * (null for one that is not there).
+ * and are not marked SQLite-only, and those marked PostgreSQL-only; `mongodb` those that open a
+ * store and are marked for no one engine. `read` gives a file's source (null for one that is not there).
  */
 export function planTestRuns(
   tests: readonly string[],
   read: (file: string) => SourceFile | null,
-): { sqlite: string[]; postgres: string[] } {
+): { sqlite: string[]; postgres: string[]; mongodb: string[] } {
   const reaches = new Map<string, boolean>();
   const reachesRoot = (file: string, path: Set<string>): boolean => {
     const known = reaches.get(file);
@@ -57,5 +59,9 @@ export function planTestRuns(
     if (mark === "sqlite") return false;
     return mark === "all" || mark === "postgres" || reachesRoot(file, new Set());
   });
-  return { sqlite: tests.filter((file) => markOf(file) !== "postgres"), postgres };
+  return {
+    sqlite: tests.filter((file) => markOf(file) !== "postgres"),
+    postgres,
+    mongodb: postgres.filter((file) => markOf(file) !== "postgres"),
+  };
 }

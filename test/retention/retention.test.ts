@@ -15,7 +15,7 @@ import { createLogger } from "../../common/log.ts";
 import { storeLocationOf } from "../../common/store/store-location.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 import { partitionOf } from "../support/change-log.ts";
-import { storeSql } from "../support/store-sql.ts";
+import { SQL_UNDER_PORT, storeSql } from "../support/store-sql.ts";
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -112,7 +112,8 @@ const attemptRows = async (ids: string[]) => {
   return Number(row?.n);
 };
 
-describe("delivery log retention", () => {
+// Its first test counts attempt rows with SQL, and the second follows on from the first.
+describe.skipIf(!SQL_UNDER_PORT)("delivery log retention", () => {
   test("finished deliveries past the retention leave with their attempts; unfinished and recent ones stay", async () => {
     // Oldest first: more unfinished deliveries than one step looks at, ahead of the finished ones.
     await delivery("a-pending-1", 60, "pending", 60);

@@ -1,7 +1,7 @@
 /**
  * Which test files run on which engine (scripts/test-plan.ts), over a small made-up tree: the
- * files that reach the store factory or the process harness run on both, the pure ones once, the
- * marked ones as marked.
+ * files that reach the store factory or the process harness run on every engine, the pure ones
+ * once, the marked ones as marked.
  */
 import { expect, test } from "bun:test";
 import { planTestRuns, type SourceFile } from "../../scripts/test-plan.ts";
@@ -39,4 +39,5 @@ test("each engine's list", () => {
     "test/by-path.test.ts",
     "test/flows/scale-out.test.ts",
   ]);
+  expect(plan.mongodb).toEqual(["test/store.test.ts", "test/flows/steady.test.ts", "test/by-path.test.ts"]);
 });

@@ -1,6 +1,6 @@
 /**
  * The API in-process for tests: a real store of the run's engine (TEST_STORE:
- * a SQLite file in a fresh directory, or a PostgreSQL database of its own), the
+ * a SQLite file in a fresh directory, or a PostgreSQL or MongoDB database of its own), the
  * run's real Redis under a unique prefix, the real auth service. Requests go
  * through `app.handle(new Request(...))`, exactly as the server would see them.
  */
@@ -15,7 +15,7 @@ import { createLogger, type Logger } from "../../common/log.ts";
 import { connectRedis } from "../../common/redis.ts";
 import { openTestRedis } from "./redis.ts";
 import { makeTempDir, removeTempDir } from "./temp-dirs.ts";
-import { freshTestStore, type StoreEnv } from "./test-store.ts";
+import { freshTestStore, type StoreEnv, storeEnvOf } from "./test-store.ts";
 
 export const TEST_JWT_SECRET = "test-secret-test-secret-test-secret-0123456789";
 
@@ -54,12 +54,10 @@ export async function createTestApp(
   logger?: Logger,
 ) {
   const dataDir = makeTempDir("tds-test-");
-  const shared = env.DATABASE_URL !== undefined || env.DATA_DIR !== undefined;
+  const shared =
+    env.DATABASE_URL !== undefined || env.MONGODB_URL !== undefined || env.DATA_DIR !== undefined;
   const fresh = shared ? null : await freshTestStore(dataDir, "app");
-  const storeEnv: StoreEnv = fresh?.env ?? {
-    DATA_DIR: env.DATA_DIR ?? dataDir,
-    ...(env.DATABASE_URL ? { DATABASE_URL: env.DATABASE_URL } : {}),
-  };
+  const storeEnv: StoreEnv = fresh?.env ?? storeEnvOf(env, dataDir);
   const testRedis = openTestRedis();
   const config: Readonly<ApiConfig> = loadApiConfig({
     ...storeEnv,

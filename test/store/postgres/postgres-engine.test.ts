@@ -1,3 +1,4 @@
+// @test-engines postgres: it tests the PostgreSQL engine itself, on the run's private cluster
 /**
  * What the PostgreSQL engine does beyond the conformance suite's contract, or
  * in its own way: migrations when processes start at once, units of work run
