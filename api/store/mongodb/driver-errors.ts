@@ -141,4 +141,19 @@ export function toServiceError(error: unknown, nameKey: KeyNamer = () => null): 
   return error;
 }
 
+/**
+ * Runs `write`; a duplicate key (a name taken, perhaps by a unit of work that committed first)
+ * becomes a ConflictError saying `message`, worded as the other engines word it for the same
+ * write (their `uniquely`). Inside a transaction the server has aborted it by then, so the unit of
+ * work fails with that error; anything else is rethrown as it is.
+ */
+export async function uniquely<T>(message: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (duplicateKeyOf(error) !== null) throw new ConflictError(message);
+    throw error;
+  }
+}
+
 const firstLine = (error: unknown) => String((error as Error).message ?? error).split("\n")[0] ?? "";

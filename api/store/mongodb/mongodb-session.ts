@@ -9,6 +9,7 @@ import type { StoreWriter } from "../store.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
 import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
+import { createIdentitySession } from "./identity-session.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
 
 export interface MongoSession {
@@ -25,6 +26,11 @@ export function createMongoSession(
   unit: ChangeEntry[] | null,
 ): MongoSession {
   const { flush, ...changeLog } = createChangeLogSession(db, feed, session, unit);
-  const store: StoreWriter = { ...incompleteMembers(), ...createCounterSession(db, session), ...changeLog };
+  const store: StoreWriter = {
+    ...incompleteMembers(),
+    ...createCounterSession(db, session),
+    ...createIdentitySession(db, session),
+    ...changeLog,
+  };
   return { store, finish: flush };
 }

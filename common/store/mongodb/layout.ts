@@ -93,13 +93,18 @@ export const LAYOUT: readonly CollectionLayout[] = [
   {
     name: COLLECTION.users,
     document:
-      "{_id: user id, t: tenant id, username, usernameKey: folded, email, names, roles, isActive, createdAt}",
+      "{_id: user id, t: tenant id, username, usernameKey: folded, email, firstName, lastName, roles, isActive, createdAt}",
     indexes: [
       {
         name: "user_name",
         keys: { t: 1, usernameKey: 1 },
         unique: true,
         serves: "usernames unique within a tenant regardless of ASCII case",
+      },
+      {
+        name: "user_id_order",
+        keys: { t: 1, _id: 1 },
+        serves: "a tenant's users in id order, a page at a time (copying a store)",
       },
     ],
   },
@@ -108,6 +113,11 @@ export const LAYOUT: readonly CollectionLayout[] = [
     document: "{_id: jti, t: tenant id, userId, roles, description, createdAt, expiresAt, revokedAt}",
     indexes: [
       { name: "token_age", keys: { t: 1, createdAt: 1, _id: 1 }, serves: "a tenant's tokens oldest first" },
+      {
+        name: "token_id_order",
+        keys: { t: 1, _id: 1 },
+        serves: "a tenant's tokens in jti order, a page at a time (copying a store)",
+      },
     ],
   },
   {
@@ -158,7 +168,8 @@ export const LAYOUT: readonly CollectionLayout[] = [
   },
   {
     name: COLLECTION.counters,
-    document: '{_id: {t: tenant id, k: "catalogue", "webhooks" or "seq:" + sequence name}, n}',
+    document:
+      '{_id: {t: tenant id, k: "catalogue", "webhooks" or "seq:" + sequence name} or a store-wide version\'s name ("token_revocations"), n}',
     indexes: [],
   },
   {

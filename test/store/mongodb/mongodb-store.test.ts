@@ -71,7 +71,7 @@ describe("the MongoDB store without a server", () => {
         expect((refused as Error).message).toContain(`does not implement ${member} yet`);
       }
     }
-    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters.
+    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters, identity.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
@@ -83,14 +83,28 @@ describe("the MongoDB store without a server", () => {
         "changeLogLag",
         "close",
         "engine",
+        "exportTokens",
+        "exportUsers",
         "feedPartitions",
         "feedPosition",
+        "findTenantById",
+        "findTenantByName",
+        "findToken",
+        "findUser",
+        "findUserByUsername",
+        "insertTenant",
+        "insertToken",
+        "insertUser",
+        "listTenants",
+        "listTokens",
         "nextSequenceValue",
         "ping",
         "pruneChanges",
         "readChanges",
         "refreshReads",
         "requestArrived",
+        "revocationVersion",
+        "revokeToken",
         "setFeedPosition",
         "unitOfWork",
       ].sort(),
