@@ -5,8 +5,8 @@
  * counter). The API's store maps whole definitions
  * (api/store/mongodb/webhook-mapping.ts); the dispatcher reads what a
  * delivery needs (`toDeliveryWebhook`) and disables one on 410 Gone
- * (`disableWebhookUpdate`, webhook-writes.ts). Pure: documents in, documents
- * out; webhook-writes.ts passes them to the driver.
+ * (`disableWebhookUpdate`, then bumpWebhookSetVersion of webhook-writes.ts).
+ * Pure: documents in, documents out.
  */
 import type { DeliveryWebhook } from "../../delivery-log/delivery-store.ts";
 import { COLLECTION } from "./layout.ts";
@@ -128,8 +128,8 @@ export const toDeliveryWebhook = (
 
 /**
  * The update that disables a webhook (the dispatcher, on 410 Gone): not enabled, the reason and
- * `at` kept as when, its version moved on. Applied with webhookFilter; the caller moves the
- * tenant's webhook set version when it matched (webhook-writes.ts).
+ * `at` kept as when, its version moved on. Applied with webhookFilter; when it matched, the
+ * caller moves the tenant's webhook set version in the same transaction (webhook-writes.ts).
  */
 export const disableWebhookUpdate = (reason: string, at: number) => ({
   $set: { enabled: false, disabledReason: reason, disabledAt: at, updatedAt: at },
