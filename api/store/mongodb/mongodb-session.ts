@@ -7,9 +7,11 @@ import type { ClientSession, Db } from "mongodb";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
+import { createConfigSession } from "./config-session.ts";
 import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
+import { createWebhookSession } from "./webhook-session.ts";
 
 export interface MongoSession {
   store: StoreWriter;
@@ -25,6 +27,12 @@ export function createMongoSession(
   unit: ChangeEntry[] | null,
 ): MongoSession {
   const { flush, ...changeLog } = createChangeLogSession(db, feed, session, unit);
-  const store: StoreWriter = { ...incompleteMembers(), ...createCounterSession(db, session), ...changeLog };
+  const store: StoreWriter = {
+    ...incompleteMembers(),
+    ...createCounterSession(db, session),
+    ...createWebhookSession(db, session),
+    ...createConfigSession(db, session),
+    ...changeLog,
+  };
   return { store, finish: flush };
 }
