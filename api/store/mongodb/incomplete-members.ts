@@ -28,20 +28,6 @@ export const INCOMPLETE_MEMBERS = [
   "insertRecord",
   "updateRecord",
   "deleteRecord",
-  // webhooks
-  "listWebhooks",
-  "webhookSetVersion",
-  "findWebhook",
-  "findWebhookByName",
-  "insertWebhook",
-  "replaceWebhook",
-  "rotateWebhookSecret",
-  "deleteWebhook",
-  // config variables
-  "listConfigVariables",
-  "findConfigVariable",
-  "putConfigVariable",
-  "deleteConfigVariable",
   // delivery log, and its retention step
   "listDeliveries",
   "findDelivery",

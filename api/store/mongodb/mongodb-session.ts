@@ -7,10 +7,12 @@ import type { ClientSession, Db } from "mongodb";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
+import { createConfigSession } from "./config-session.ts";
 import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createIdentitySession } from "./identity-session.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
+import { createWebhookSession } from "./webhook-session.ts";
 
 export interface MongoSession {
   store: StoreWriter;
@@ -30,6 +32,8 @@ export function createMongoSession(
     ...incompleteMembers(),
     ...createCounterSession(db, session),
     ...createIdentitySession(db, session),
+    ...createWebhookSession(db, session),
+    ...createConfigSession(db, session),
     ...changeLog,
   };
   return { store, finish: flush };

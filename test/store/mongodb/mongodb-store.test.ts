@@ -71,7 +71,8 @@ describe("the MongoDB store without a server", () => {
         expect((refused as Error).message).toContain(`does not implement ${member} yet`);
       }
     }
-    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters, identity.
+    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters,
+    // identity, webhooks, config variables.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
@@ -107,6 +108,20 @@ describe("the MongoDB store without a server", () => {
         "revokeToken",
         "setFeedPosition",
         "unitOfWork",
+        // webhooks
+        "listWebhooks",
+        "webhookSetVersion",
+        "findWebhook",
+        "findWebhookByName",
+        "insertWebhook",
+        "replaceWebhook",
+        "rotateWebhookSecret",
+        "deleteWebhook",
+        // config variables
+        "listConfigVariables",
+        "findConfigVariable",
+        "putConfigVariable",
+        "deleteConfigVariable",
       ].sort(),
     );
   });
