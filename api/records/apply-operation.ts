@@ -9,7 +9,7 @@ import {
   UniqueViolationError,
   ValidationError,
 } from "../../common/errors.ts";
-import type { ObjectDef } from "../model/catalogue.ts";
+import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
 import { defaultRecordValue } from "../model/field-values.ts";
 import { memberName } from "../model/member-name.ts";
 import { type ChangeEntry, type RecordValues, sameValue } from "../model/record-values.ts";
@@ -69,14 +69,19 @@ async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
       { path: key.name, message: "is required for the upsert" },
     ]);
   const existing = await state.tx.findRecordByValue(state.context.tenantId, op.object, key, value);
-  return existing ? update(state, op.object, existing, given) : insert(state, op.object, given);
+  // Inserted: the key's value was just found free in this unit of work, so it is not looked up again.
+  return existing
+    ? update(state, op.object, existing, given)
+    : insert(state, op.object, given, undefined, key);
 }
 
+/** Inserts a record of `given` values; `checkedFree` is a unique field whose value the caller found free. */
 async function insert(
   state: WriteState,
   object: ObjectDef,
   given: RecordValues,
   uid: string = Bun.randomUUIDv7(),
+  checkedFree?: FieldDef,
 ): Promise<string> {
   const { tenantId, userId, now } = state.context;
   const record: RecordValues = {};
@@ -102,7 +107,7 @@ async function insert(
     ...missingRequired(object, record),
     ...checkFieldOrder(behaviours, record),
   ]);
-  await assertUnique(state, object, record, given);
+  await assertUnique(state, object, record, given, undefined, checkedFree);
   await state.tx.insertRecord(tenantId, object, record);
   state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));
   return record.UID as string;
@@ -165,8 +170,10 @@ async function assertUnique(
   record: RecordValues,
   given: RecordValues,
   self?: string,
+  checkedFree?: FieldDef,
 ) {
   for (const field of object.fields.filter((f) => f.unique && !f.system && f.name in given)) {
+    if (field === checkedFree) continue;
     const value = record[field.name] ?? null;
     if (value === null) continue;
     if (await state.tx.findRecordByValue(state.context.tenantId, object, field, value, self)) {

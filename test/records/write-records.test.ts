@@ -10,6 +10,7 @@ import {
   type WriteContext,
 } from "../../api/records/record-operation.ts";
 import { writeRecords } from "../../api/records/write-records.ts";
+import type { Store } from "../../api/store/store.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 import { partitionOf } from "../support/change-log.ts";
 import { changeLog, storedRecords } from "../support/graphql.ts";
@@ -146,6 +147,31 @@ describe("one write is one unit of work, logged in the change log", () => {
     const [first] = await write(upsert("CustomExternalObject", { ExternalId: "up-1" }, "ExternalId"));
     const [second] = await write(upsert("CustomExternalObject", { ExternalId: "up-1" }, "ExternalId"));
     expect(second).toBe(first as string);
+  });
+
+  test("an upsert that inserts looks its key up once: the insert does not check it again", async () => {
+    // The real store, its units of work's findRecordByValue counted by field.
+    const lookups: string[] = [];
+    const counted: Store = {
+      ...t.store,
+      unitOfWork: (work) =>
+        t.store.unitOfWork((tx) =>
+          work({
+            ...tx,
+            findRecordByValue: (tenantId, object, field, value, exceptUid) => {
+              lookups.push(field.name);
+              return tx.findRecordByValue(tenantId, object, field, value, exceptUid);
+            },
+          }),
+        ),
+    };
+    const operation = upsert("CustomExternalObject", { ExternalId: "up-once" }, "ExternalId");
+    const [inserted] = await writeRecords(counted, catalogue, context(), [operation]);
+    expect(lookups).toEqual(["ExternalId"]);
+    // Still unique: the same key again updates the record the first upsert inserted.
+    const [again] = await writeRecords(counted, catalogue, context(), [operation]);
+    expect(again).toBe(inserted as string);
+    expect(lookups).toEqual(["ExternalId", "ExternalId"]);
   });
 });
 
