@@ -55,13 +55,6 @@ export const INCOMPLETE_MEMBERS = [
   "findConfigVariable",
   "putConfigVariable",
   "deleteConfigVariable",
-  // delivery log, and its retention step
-  "listDeliveries",
-  "findDelivery",
-  "listAttempts",
-  "insertDeliveries",
-  "resetDelivery",
-  "pruneDeliveries",
   // copying a store (api/admin/copy-store.ts)
   "exportUsers",
   "exportTokens",
@@ -70,10 +63,6 @@ export const INCOMPLETE_MEMBERS = [
   "exportSequences",
   "importRecords",
   "importSequences",
-  "passedByAllReaders",
-  "importChanges",
-  "exportDeliveries",
-  "importDeliveries",
 ] as const satisfies readonly (keyof StoreWriter)[];
 
 export type IncompleteMember = (typeof INCOMPLETE_MEMBERS)[number];

@@ -4,6 +4,7 @@
  * (incomplete-members.ts), bound to a unit of work's transaction or to none.
  */
 import type { ClientSession, Db } from "mongodb";
+import { createDeliveryLogSession } from "../../../common/delivery-log/mongodb/delivery-log-session.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
@@ -25,6 +26,11 @@ export function createMongoSession(
   unit: ChangeEntry[] | null,
 ): MongoSession {
   const { flush, ...changeLog } = createChangeLogSession(db, feed, session, unit);
-  const store: StoreWriter = { ...incompleteMembers(), ...createCounterSession(db, session), ...changeLog };
+  const store: StoreWriter = {
+    ...incompleteMembers(),
+    ...createCounterSession(db, session),
+    ...changeLog,
+    ...createDeliveryLogSession(db, session),
+  };
   return { store, finish: flush };
 }
