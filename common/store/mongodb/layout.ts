@@ -183,13 +183,13 @@ export const LAYOUT: readonly CollectionLayout[] = [
   {
     name: COLLECTION.webhooks,
     document:
-      "{_id: webhook id, t: tenant id, name, type, query, options, url, headers, secrets (sealed)…, version}",
+      "{_id: webhook id, t: tenant id, name, nameKey: folded, url, type, query, options, headers: [{name, value}…], secret and previousSecret (sealed), previousSecretUntil, enabled, disabledReason, disabledAt, enabledBy, enabledAt, version, createdAt, updatedAt}",
     indexes: [
       {
         name: "webhook_name",
-        keys: { t: 1, name: 1 },
+        keys: { t: 1, nameKey: 1 },
         unique: true,
-        serves: "webhook names unique within a tenant",
+        serves: "webhook names unique within a tenant regardless of ASCII case; a tenant's webhooks",
       },
     ],
   },
