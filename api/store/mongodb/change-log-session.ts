@@ -66,16 +66,15 @@ export function createChangeLogSession(
   feed: ChangeStreamFeed,
   session: ClientSession | null,
   unit: ChangeEntry[] | null,
-): ChangeLogReader &
-  ChangeLogWriter &
-  Pick<RetentionWriter, "pruneChanges"> &
-  ChangeLogUnit {
+): ChangeLogReader & ChangeLogWriter & Pick<RetentionWriter, "pruneChanges"> & ChangeLogUnit {
   const outbox = db.collection<StoredOutboxDocument>(COLLECTION.changeLog);
   const positions = db.collection<SavedPosition>(COLLECTION.feedPositions);
   const inUnit = session ? { session } : {};
   /** Every saved reader's position (the single partition's). */
   const savedPositions = async () =>
-    (await positions.find({}, inUnit).toArray()).map((row) => decodePosition(row.cursor as FeedCursor | null));
+    (await positions.find({}, inUnit).toArray()).map((row) =>
+      decodePosition(row.cursor as FeedCursor | null),
+    );
 
   return {
     // One partition, one change stream over the outbox; readers per partition are the next step.

@@ -9,11 +9,11 @@
  * (incomplete-members.ts).
  */
 import type { MongoEngine } from "../../../common/store/mongodb/mongodb-engine.ts";
+import { runInTransaction, type UnitOfWorkOptions } from "../../../common/store/mongodb/transaction.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { Store, StoreWriter } from "../store.ts";
 import { createChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createMongoSession } from "./mongodb-session.ts";
-import { runInTransaction, type UnitOfWorkOptions } from "../../../common/store/mongodb/transaction.ts";
 
 /** How long a health check waits for the server's answer, ms. */
 const PING_TIMEOUT_MS = 2000;

@@ -61,7 +61,12 @@ function logAttempt(
   ];
   // The first attempt has none before it: the common case skips the write.
   if (number > 1) writes.push(closeUnknown(tenantId, deliveryId));
-  const document = attemptDocumentOf(tenantId, deliveryId, { ...attempt, attempt: number, inFlight, request });
+  const document = attemptDocumentOf(tenantId, deliveryId, {
+    ...attempt,
+    attempt: number,
+    inFlight,
+    request,
+  });
   writes.push({ kind: "insert", collection: "attempts", documents: [document] });
   return writes;
 }
@@ -80,7 +85,8 @@ export function planStart(
   const changed = webhookVersion !== attempt.webhookVersion;
   if (delivery === null) return { start: { kind: changed ? "webhook-changed" : "unlogged" }, writes: [] };
   const { status } = delivery;
-  if (status === "succeeded" || status === "failed") return { start: { kind: "finished", status }, writes: [] };
+  if (status === "succeeded" || status === "failed")
+    return { start: { kind: "finished", status }, writes: [] };
   if (changed) return { start: { kind: "webhook-changed" }, writes: [] };
   const number = delivery.attempts + 1;
   const inFlight: AttemptRecord = {

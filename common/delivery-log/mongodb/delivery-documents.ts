@@ -111,7 +111,11 @@ export function deliveryOf(document: DeliveryDocument): DeliveryRecord {
 }
 
 /** The document of attempt `attempt` of a tenant's delivery, as logged or as copied. */
-export function attemptDocumentOf(tenantId: string, deliveryId: string, attempt: ExportedAttempt): AttemptDocument {
+export function attemptDocumentOf(
+  tenantId: string,
+  deliveryId: string,
+  attempt: ExportedAttempt,
+): AttemptDocument {
   return {
     _id: attemptId(deliveryId, attempt.attempt),
     t: tenantId,

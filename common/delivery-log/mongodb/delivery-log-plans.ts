@@ -29,7 +29,10 @@ const OLDEST_FIRST = { createdAt: 1, _id: 1 } as const;
 /** Before, or after, a place in (createdAt, id) order: the keyset condition of a page. */
 function beyond(direction: "$lt" | "$gt", place: DeliveryAge): Document {
   return {
-    $or: [{ createdAt: { [direction]: place.createdAt } }, { createdAt: place.createdAt, _id: { [direction]: place.id } }],
+    $or: [
+      { createdAt: { [direction]: place.createdAt } },
+      { createdAt: place.createdAt, _id: { [direction]: place.id } },
+    ],
   };
 }
 
@@ -150,7 +153,11 @@ export function exportPlan(tenantId: string, after: string | null, limit: number
 export function importWrites(exported: readonly ExportedDelivery[]): LogWrite[] {
   if (exported.length === 0) return [];
   const writes: LogWrite[] = [
-    { kind: "insert", collection: "deliveries", documents: exported.map((e) => deliveryDocumentOf(e.delivery)) },
+    {
+      kind: "insert",
+      collection: "deliveries",
+      documents: exported.map((e) => deliveryDocumentOf(e.delivery)),
+    },
   ];
   const attempts = exported.flatMap(({ delivery, attempts: list }) =>
     list.map((attempt) => attemptDocumentOf(delivery.tenantId, delivery.id, attempt)),

@@ -16,8 +16,6 @@ import {
   MongoNetworkError,
   MongoServerError,
 } from "mongodb";
-import { toServiceError } from "../../../common/store/mongodb/driver-errors.ts";
-import { runInTransaction, TRANSACTION_OPTIONS } from "../../../common/store/mongodb/transaction.ts";
 import {
   ConflictError,
   PayloadTooLargeError,
@@ -25,6 +23,8 @@ import {
   UnavailableError,
   UniqueViolationError,
 } from "../../../common/errors.ts";
+import { toServiceError } from "../../../common/store/mongodb/driver-errors.ts";
+import { runInTransaction, TRANSACTION_OPTIONS } from "../../../common/store/mongodb/transaction.ts";
 
 // A loopback port nothing listens on: the client is never connected, and nothing here needs it to be.
 const client = new MongoClient("mongodb://127.0.0.1:9/tds", { serverSelectionTimeoutMS: 100 });
