@@ -41,20 +41,6 @@ export const INCOMPLETE_MEMBERS = [
   "insertRecord",
   "updateRecord",
   "deleteRecord",
-  // webhooks
-  "listWebhooks",
-  "webhookSetVersion",
-  "findWebhook",
-  "findWebhookByName",
-  "insertWebhook",
-  "replaceWebhook",
-  "rotateWebhookSecret",
-  "deleteWebhook",
-  // config variables
-  "listConfigVariables",
-  "findConfigVariable",
-  "putConfigVariable",
-  "deleteConfigVariable",
   // copying a store (api/admin/copy-store.ts)
   "exportUsers",
   "exportTokens",

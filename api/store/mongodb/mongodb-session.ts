@@ -8,9 +8,11 @@ import { createDeliveryLogSession } from "../../../common/delivery-log/mongodb/d
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
+import { createConfigSession } from "./config-session.ts";
 import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
+import { createWebhookSession } from "./webhook-session.ts";
 
 export interface MongoSession {
   store: StoreWriter;
@@ -29,6 +31,8 @@ export function createMongoSession(
   const store: StoreWriter = {
     ...incompleteMembers(),
     ...createCounterSession(db, session),
+    ...createWebhookSession(db, session),
+    ...createConfigSession(db, session),
     ...changeLog,
     ...createDeliveryLogSession(db, session),
   };

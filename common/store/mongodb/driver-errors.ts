@@ -88,6 +88,19 @@ function duplicateKeyOf(error: unknown): DuplicateKey | null {
   return { keyPattern: keyPattern ?? {}, keyValue: keyValue ?? {} };
 }
 
+/**
+ * True when `error` is a duplicate key in the unique index on exactly `fields` (in order), as the
+ * server reports it (`keyPattern`): for a member that words a clash of its own index (a taken
+ * webhook name) rather than leave it to toServiceError's generic ConflictError.
+ */
+export function isDuplicateKeyOn(error: unknown, fields: readonly string[]): boolean {
+  const duplicate = duplicateKeyOf(error);
+  // A clash whose index the server did not name (a bulk write's) is no index's in particular.
+  if (duplicate === null || fields.length === 0) return false;
+  const pattern = Object.keys(duplicate.keyPattern);
+  return pattern.length === fields.length && pattern.every((field, i) => field === fields[i]);
+}
+
 /** The unique-key document a duplicate key names, when it is one of record_keys' (its `_id` is the key), else null. */
 function recordKeyOf(duplicate: DuplicateKey): RecordKeyId | null {
   const id = duplicate.keyValue._id as Partial<RecordKeyId> | undefined;

@@ -71,7 +71,8 @@ describe("the MongoDB store without a server", () => {
         expect((refused as Error).message).toContain(`does not implement ${member} yet`);
       }
     }
-    // What is implemented: the lifecycle, units of work, the change log, retention, the counters, the delivery log.
+    // What is implemented: the lifecycle, units of work, the change log, retention, the counters, webhooks,
+    // config variables, the delivery log.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
@@ -93,6 +94,20 @@ describe("the MongoDB store without a server", () => {
         "requestArrived",
         "setFeedPosition",
         "unitOfWork",
+        // webhooks
+        "listWebhooks",
+        "webhookSetVersion",
+        "findWebhook",
+        "findWebhookByName",
+        "insertWebhook",
+        "replaceWebhook",
+        "rotateWebhookSecret",
+        "deleteWebhook",
+        // config variables
+        "listConfigVariables",
+        "findConfigVariable",
+        "putConfigVariable",
+        "deleteConfigVariable",
         // the delivery log, its retention step, and copying it
         "listDeliveries",
         "findDelivery",
