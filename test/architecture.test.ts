@@ -89,8 +89,9 @@ describe("architecture", () => {
     // The SQLite engine: the API's full store, what both processes share (connection, migrations, webhook
     // rows), and the delivery log both write (the API's members and the dispatcher's port).
     const sqliteEngine = ["api/store/sqlite/", "common/store/sqlite/", "common/delivery-log/sqlite/"];
-    // The MongoDB engine: the API's full store, and what every process opens (client, checks, layout).
-    const mongodbEngine = ["api/store/mongodb/", "common/store/mongodb/"];
+    // The MongoDB engine: the API's full store, what every process opens (client, checks, layout), and the
+    // delivery log both write.
+    const mongodbEngine = ["api/store/mongodb/", "common/store/mongodb/", "common/delivery-log/mongodb/"];
     const offences: string[] = [];
     for (const file of sources) {
       for (const spec of await importsOf(file)) {
@@ -157,6 +158,11 @@ describe("architecture", () => {
     const owners: Record<string, { pattern: RegExp; owners: string[] }> = {
       deliveries: { pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+deliveries\b/i, owners: deliveryLog },
       delivery_attempts: { pattern: /\b(FROM|INTO|UPDATE|JOIN)\s+delivery_attempts\b/i, owners: deliveryLog },
+      // On MongoDB the layout names the collections, and the engine's delivery log alone uses them.
+      "deliveries and delivery_attempts (MongoDB)": {
+        pattern: /\bCOLLECTION\.(deliveries|deliveryAttempts)\b/,
+        owners: ["common/delivery-log/mongodb/", "common/store/mongodb/layout.ts"],
+      },
       webhook_set_versions: {
         pattern: /\b(INTO|UPDATE)\s+webhook_set_versions\b/i,
         owners: [

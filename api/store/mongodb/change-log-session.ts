@@ -11,19 +11,14 @@ import type { ChangeEntry, FeedCursor } from "../../model/record-values.ts";
 import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.ts";
 import type { RetentionWriter } from "../ports/retention-port.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
-import {
-  type ClusterTime,
-  compareTimes,
-  decodePosition,
-  encodePosition,
-  type FeedPosition,
-} from "./feed/feed-position.ts";
+import { decodePosition, encodePosition, type FeedPosition } from "./feed/feed-position.ts";
 import {
   fromTimestamp,
   newOutboxDocument,
   type StoredOutboxDocument,
   toTimestamp,
 } from "./feed/outbox-document.ts";
+import { passedByAll, passedDocuments, passedPosition } from "./feed/readers-passed.ts";
 
 interface SavedPosition {
   _id: string;
@@ -37,29 +32,9 @@ export interface ChangeLogUnit {
   flush(): Promise<void>;
 }
 
-/** Where a reader stands, for retention: the time of the last document it reached, and whether it passed all of it. */
-interface PassedThrough {
-  ts: ClusterTime;
-  whole: boolean;
-}
-
-/** The earlier of two readers' places (one part-way through a document is before one past it). */
-function earlier(a: PassedThrough, b: PassedThrough): PassedThrough {
-  const order = compareTimes(a.ts, b.ts);
-  if (order !== 0) return order < 0 ? a : b;
-  return a.whole ? b : a;
-}
-
-/** The place after which every entry is unpassed: a stream position's, a scan's origin (null: nothing passed). */
-function passedThrough(position: FeedPosition | null): PassedThrough | null {
-  if (position === null) return null;
-  const stream = position.kind === "stream" ? position : position.origin;
-  return stream === null ? null : { ts: stream.ts, whole: stream.last };
-}
-
 /** The lag's pipeline: entries of the documents at or after `from` (those not stamped yet included), the first's time. */
 function lagPipeline(from: FeedPosition | null) {
-  const through = passedThrough(from);
+  const through = passedPosition(from);
   const k = from?.kind === "stream" ? from.k : -1;
   const after = through ? { ct: { $gte: toTimestamp(through.ts) } } : { ct: { $ne: null } };
   const left = through
@@ -73,33 +48,33 @@ function lagPipeline(from: FeedPosition | null) {
   ];
 }
 
-/**
- * The change log's members on `db`: inside a unit of work when `session` is given (its writes in
- * the transaction, its entries in `unit`), else reads outside any.
- */
 /** The MongoDB engine's change log is one partition, read by one change stream. */
 const MONGODB_FEED_PARTITIONS = 1;
 
 /** @throws Error for a partition the log does not have (the port's contract). */
-/** Copying a store's members of the aggregate, not implemented here yet (incomplete-members.ts). */
-type CopyMembers = "passedByAllReaders" | "importChanges";
-
 function assertTheOnePartition(partition: number): void {
   if (partition !== 0)
     throw new Error(`the MongoDB store's change log has one partition, not partition ${partition}`);
 }
 
+/**
+ * The change log's members on `db`: inside a unit of work when `session` is given (its writes in
+ * the transaction, its entries in `unit`), else reads outside any.
+ */
 export function createChangeLogSession(
   db: Db,
   feed: ChangeStreamFeed,
   session: ClientSession | null,
   unit: ChangeEntry[] | null,
-): Omit<ChangeLogReader & ChangeLogWriter, CopyMembers> &
-  Pick<RetentionWriter, "pruneChanges"> &
-  ChangeLogUnit {
+): ChangeLogReader & ChangeLogWriter & Pick<RetentionWriter, "pruneChanges"> & ChangeLogUnit {
   const outbox = db.collection<StoredOutboxDocument>(COLLECTION.changeLog);
   const positions = db.collection<SavedPosition>(COLLECTION.feedPositions);
   const inUnit = session ? { session } : {};
+  /** Every saved reader's position (the single partition's). */
+  const savedPositions = async () =>
+    (await positions.find({}, inUnit).toArray()).map((row) =>
+      decodePosition(row.cursor as FeedCursor | null),
+    );
 
   return {
     // One partition, one change stream over the outbox; readers per partition are the next step.
@@ -132,15 +107,24 @@ export function createChangeLogSession(
       const cursor = position === null ? null : encodePosition(decodePosition(position) as FeedPosition);
       await positions.updateOne({ _id: name }, { $set: { cursor, at } }, { upsert: true, ...inUnit });
     },
+    async passedByAllReaders(partition) {
+      assertTheOnePartition(partition);
+      const low = passedByAll(await savedPositions());
+      // The earliest reader's own place (or its scan's origin): a cursor readChanges goes on from.
+      return low === null ? null : encodePosition(low);
+    },
+    async importChanges(entries) {
+      if (unit === null) throw new Error("importChanges runs inside a unit of work");
+      // Into the unit's one outbox document, after what it appended: one transaction commits at one
+      // cluster time, and the feed places an entry by (commit time, index in its document), so a
+      // unit of work writes one document, whatever tenants and mutations it holds.
+      unit.push(...entries);
+    },
     async pruneChanges(before, limit) {
-      const saved = await positions.find({}, inUnit).toArray();
-      const bounds = saved.map((row) => passedThrough(decodePosition(row.cursor as FeedCursor | null)));
-      if (bounds.length === 0 || bounds.some((bound) => bound === null)) return 0;
-      // The earliest reader's place: documents stamped before it (or at it, when it finished that one) are passed.
-      const low = (bounds as PassedThrough[]).reduce(earlier);
-      const passed = low.whole ? { $lte: toTimestamp(low.ts) } : { $lt: toTimestamp(low.ts) };
+      const low = passedByAll(await savedPositions());
+      if (low === null) return 0;
       const ids = await outbox
-        .find({ ct: { ...passed, $ne: null }, at: { $lt: before } }, { ...inUnit, projection: { _id: 1 } })
+        .find({ ...passedDocuments(low), at: { $lt: before } }, { ...inUnit, projection: { _id: 1 } })
         .sort({ at: 1 })
         .limit(limit)
         .toArray();

@@ -28,23 +28,12 @@ export const INCOMPLETE_MEMBERS = [
   "insertRecord",
   "updateRecord",
   "deleteRecord",
-  // delivery log, and its retention step
-  "listDeliveries",
-  "findDelivery",
-  "listAttempts",
-  "insertDeliveries",
-  "resetDelivery",
-  "pruneDeliveries",
   // copying a store (api/admin/copy-store.ts)
   "exportCatalogue",
   "importCatalogue",
   "exportSequences",
   "importRecords",
   "importSequences",
-  "passedByAllReaders",
-  "importChanges",
-  "exportDeliveries",
-  "importDeliveries",
 ] as const satisfies readonly (keyof StoreWriter)[];
 
 export type IncompleteMember = (typeof INCOMPLETE_MEMBERS)[number];

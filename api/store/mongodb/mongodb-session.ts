@@ -4,6 +4,7 @@
  * (incomplete-members.ts), bound to a unit of work's transaction or to none.
  */
 import type { ClientSession, Db } from "mongodb";
+import { createDeliveryLogSession } from "../../../common/delivery-log/mongodb/delivery-log-session.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
@@ -35,6 +36,7 @@ export function createMongoSession(
     ...createWebhookSession(db, session),
     ...createConfigSession(db, session),
     ...changeLog,
+    ...createDeliveryLogSession(db, session),
   };
   return { store, finish: flush };
 }

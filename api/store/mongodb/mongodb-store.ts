@@ -2,18 +2,18 @@
  * The MongoDB store engine (experimental: a process starts on it only with
  * STORE_EXPERIMENTAL=mongodb), built on the engine common/store/mongodb/
  * opened (the replica set checked, the layout created). A unit of work is one
- * transaction through `withTransaction` (unit-of-work.ts), each run with a
+ * transaction through `withTransaction` (common/store/mongodb/transaction.ts), each run with a
  * session of its own and its change entries written at its end as one outbox
  * document; the change log is read from a change stream on that outbox
  * (feed/). The members not implemented yet answer with a typed error
  * (incomplete-members.ts).
  */
 import type { MongoEngine } from "../../../common/store/mongodb/mongodb-engine.ts";
+import { runInTransaction, type UnitOfWorkOptions } from "../../../common/store/mongodb/transaction.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { Store, StoreWriter } from "../store.ts";
 import { createChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createMongoSession } from "./mongodb-session.ts";
-import { runInTransaction, type UnitOfWorkOptions } from "./unit-of-work.ts";
 
 /** How long a health check waits for the server's answer, ms. */
 const PING_TIMEOUT_MS = 2000;

@@ -8,6 +8,7 @@
  */
 import type { ClientSession, Db } from "mongodb";
 import { ConflictError } from "../../../common/errors.ts";
+import { isDuplicateKeyOn } from "../../../common/store/mongodb/driver-errors.ts";
 import { COLLECTION, LAYOUT } from "../../../common/store/mongodb/layout.ts";
 import {
   type CounterDocument,
@@ -19,7 +20,6 @@ import {
 } from "../../../common/store/mongodb/webhook-document.ts";
 import { bumpWebhookSetVersion } from "../../../common/store/mongodb/webhook-writes.ts";
 import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
-import { isDuplicateKeyOn } from "./driver-errors.ts";
 import { MQL_COLLATION } from "./query/mql-layout.ts";
 import {
   replaceWebhookUpdate,

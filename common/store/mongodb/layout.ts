@@ -175,7 +175,7 @@ export const LAYOUT: readonly CollectionLayout[] = [
   {
     name: COLLECTION.changeLog,
     document:
-      "{_id: ObjectId, t: tenant id, e: [change entries of one unit of work], n: entries, lb: Timestamp below the commit, ct?: commit Timestamp, at: commit time ms}",
+      "{_id: ObjectId, t: tenant id, e: [change entries of one unit of work], n: entries, lb: Timestamp below the commit, ct?: commit Timestamp, at: commit time ms (the latest of its entries')}",
     indexes: [
       {
         name: "change_log_commit",
@@ -235,15 +235,16 @@ export const LAYOUT: readonly CollectionLayout[] = [
       },
       {
         name: "delivery_age",
-        keys: { status: 1, updatedAt: 1 },
-        serves: "retention: finished deliveries by age",
+        keys: { createdAt: 1, _id: 1 },
+        serves:
+          "retention: every tenant's deliveries created before a time, oldest first, a step at a time from where the last stopped",
       },
     ],
   },
   {
     name: COLLECTION.deliveryAttempts,
     document:
-      "{_id: {d: delivery id, n: attempt number}, t: tenant id, startedAt, durationMs, statusCode, responseBody, error, request}",
+      "{_id: {d: delivery id, n: attempt number} (a delivery's attempts: one range of _id), t: tenant id, startedAt, durationMs, statusCode, responseBody, error, inFlight, request: the request sent as JSON text or null}",
     indexes: [],
   },
 ];

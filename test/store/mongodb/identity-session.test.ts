@@ -10,11 +10,11 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { MongoClient, MongoServerError } from "mongodb";
-import { uniquely } from "../../../api/store/mongodb/driver-errors.ts";
 import { createMongoStore } from "../../../api/store/mongodb/mongodb-store.ts";
-import { runInTransaction } from "../../../api/store/mongodb/unit-of-work.ts";
 import type { StoreWriter } from "../../../api/store/store.ts";
 import { ConflictError, EngineIncompleteError } from "../../../common/errors.ts";
+import { uniquely } from "../../../common/store/mongodb/driver-errors.ts";
+import { runInTransaction } from "../../../common/store/mongodb/transaction.ts";
 
 // A loopback port nothing listens on: a client is never connected.
 const URL = "mongodb://127.0.0.1:9/tds";

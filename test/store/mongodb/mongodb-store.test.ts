@@ -71,8 +71,8 @@ describe("the MongoDB store without a server", () => {
         expect((refused as Error).message).toContain(`does not implement ${member} yet`);
       }
     }
-    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters,
-    // identity, webhooks, config variables.
+    // What is implemented: the lifecycle, units of work, the change log, retention, the counters, identity,
+    // webhooks, config variables, the delivery log.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
@@ -122,6 +122,18 @@ describe("the MongoDB store without a server", () => {
         "findConfigVariable",
         "putConfigVariable",
         "deleteConfigVariable",
+        // the delivery log, its retention step, and copying it
+        "listDeliveries",
+        "findDelivery",
+        "listAttempts",
+        "insertDeliveries",
+        "resetDelivery",
+        "pruneDeliveries",
+        "exportDeliveries",
+        "importDeliveries",
+        // copying the change log
+        "passedByAllReaders",
+        "importChanges",
       ].sort(),
     );
   });

@@ -1,5 +1,5 @@
 /**
- * Units of work on MongoDB (api/store/mongodb/unit-of-work.ts) and the driver's errors as the
+ * Units of work on MongoDB (common/store/mongodb/transaction.ts) and the driver's errors as the
  * service's (driver-errors.ts). No MongoDB server can run on this machine, so these run on the
  * driver's REAL ClientSession of a client that never connects: its `withTransaction` — the
  * driver's retry loop and backoff, the transaction options it applies — runs as in production,
@@ -16,8 +16,6 @@ import {
   MongoNetworkError,
   MongoServerError,
 } from "mongodb";
-import { toServiceError } from "../../../api/store/mongodb/driver-errors.ts";
-import { runInTransaction, TRANSACTION_OPTIONS } from "../../../api/store/mongodb/unit-of-work.ts";
 import {
   ConflictError,
   PayloadTooLargeError,
@@ -25,6 +23,8 @@ import {
   UnavailableError,
   UniqueViolationError,
 } from "../../../common/errors.ts";
+import { toServiceError } from "../../../common/store/mongodb/driver-errors.ts";
+import { runInTransaction, TRANSACTION_OPTIONS } from "../../../common/store/mongodb/transaction.ts";
 
 // A loopback port nothing listens on: the client is never connected, and nothing here needs it to be.
 const client = new MongoClient("mongodb://127.0.0.1:9/tds", { serverSelectionTimeoutMS: 100 });

@@ -10,7 +10,6 @@
  */
 import { describe, expect, test } from "bun:test";
 import { MongoServerError } from "mongodb";
-import { isDuplicateKeyOn } from "../../../api/store/mongodb/driver-errors.ts";
 import {
   replaceWebhookUpdate,
   rotateSecretUpdate,
@@ -19,6 +18,7 @@ import {
   webhookDocument,
 } from "../../../api/store/mongodb/webhook-mapping.ts";
 import type { WebhookRecord } from "../../../api/store/ports/webhook-port.ts";
+import { isDuplicateKeyOn } from "../../../common/store/mongodb/driver-errors.ts";
 import { COLLECTION, LAYOUT } from "../../../common/store/mongodb/layout.ts";
 import {
   DELIVERY_WEBHOOK_PROJECTION,

@@ -12,7 +12,7 @@ import type { ClusterTime } from "./feed-position.ts";
 /** An outbox document as stored. */
 export interface StoredOutboxDocument {
   _id: ObjectId;
-  /** The first entry's tenant (a unit of work writes for one tenant). */
+  /** The first entry's tenant (a unit of work writes for one tenant; one copying a store, importChanges, for several). */
   t: string;
   e: ChangeEntry[];
   n: number;
@@ -20,7 +20,11 @@ export interface StoredOutboxDocument {
   lb: Timestamp;
   /** The commit time, once a feed reader stamped it (a fallback scan stamps its read time). */
   ct?: Timestamp | null;
-  /** The entries' commit time as the writer's clock saw it, ms (what retention compares). */
+  /**
+   * The entries' commit time as the writer's clock saw it, ms (what retention compares): the
+   * latest of them, so that an entry copied from another store (whose times differ) is never
+   * deleted before its time.
+   */
   at: number;
 }
 
@@ -38,7 +42,7 @@ export function newOutboxDocument(entries: readonly ChangeEntry[], lb: ClusterTi
     n: entries.length,
     lb: toTimestamp(lb),
     ct: null,
-    at: first.committedAt,
+    at: entries.reduce((latest, entry) => Math.max(latest, entry.committedAt), first.committedAt),
   };
 }
 

@@ -1,10 +1,12 @@
 /**
- * A unit of work on MongoDB: one multi-document transaction through the
- * driver's `session.withTransaction`, snapshot reads and majority writes on
+ * A transaction on MongoDB, as both processes run one (the API's units of
+ * work, api/store/mongodb/mongodb-store.ts; the dispatcher's writes to the
+ * delivery log, common/delivery-log/mongodb/): one multi-document transaction
+ * through the driver's `session.withTransaction`, snapshot reads and majority writes on
  * the primary. The driver runs the work again when it fails with a
  * TransientTransactionError (a write conflict, code 112, above all: the way
  * snapshot isolation refuses the second of two transactions writing one
- * document, which write-skew.ts relies on), pausing with its own backoff;
+ * document, which api/store/mongodb/write-skew.ts relies on), pausing with its own backoff;
  * here the runs are counted and bounded, and what still fails is turned into
  * the service's typed error (driver-errors.ts).
  *
@@ -14,7 +16,7 @@
  * the commit (waking the feed, say) is done by the caller once this resolves.
  */
 import type { ClientSession, TransactionOptions } from "mongodb";
-import { UnavailableError } from "../../../common/errors.ts";
+import { UnavailableError } from "../../errors.ts";
 import { isTransient, type KeyNamer, toServiceError } from "./driver-errors.ts";
 
 /** The members of the driver's ClientSession a unit of work calls. */

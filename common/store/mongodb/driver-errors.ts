@@ -19,7 +19,7 @@ import {
   PayloadTooLargeError,
   UnavailableError,
   UniqueViolationError,
-} from "../../../common/errors.ts";
+} from "../../errors.ts";
 
 /** The server's error codes the engine acts on (src/mongo/base/error_codes.yml of the server). */
 const SERVER_CODE = {
