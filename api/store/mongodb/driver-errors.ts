@@ -142,3 +142,33 @@ export function toServiceError(error: unknown, nameKey: KeyNamer = () => null): 
 }
 
 const firstLine = (error: unknown) => String((error as Error).message ?? error).split("\n")[0] ?? "";
+
+/**
+ * Where a duplicate key failed within its write: 0 for a single write, the operation's index for a
+ * bulk one (an insertMany's document); null when `error` is no duplicate key, or one the unit of
+ * work runs again (TransientTransactionError).
+ */
+function duplicateIndexOf(error: unknown): number | null {
+  if (isTransient(error)) return null;
+  if (error instanceof MongoBulkWriteError) {
+    const list = [error.writeErrors].flat();
+    return list.find((writeError) => writeError?.code === SERVER_CODE.duplicateKey)?.index ?? null;
+  }
+  return error instanceof MongoServerError && error.code === SERVER_CODE.duplicateKey ? 0 : null;
+}
+
+/**
+ * Runs `write`; a duplicate key it meets (a name a committed write took: a concurrent one is a
+ * write conflict, which the unit of work runs again) becomes a ConflictError worded by `clash`,
+ * given the index of the failed operation within the write (0 for a single write). Anything else
+ * is rethrown as it is.
+ */
+export async function uniquely<T>(write: () => Promise<T>, clash: (index: number) => string): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const index = duplicateIndexOf(error);
+    if (index !== null) throw new ConflictError(clash(index));
+    throw error;
+  }
+}

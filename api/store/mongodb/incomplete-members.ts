@@ -23,14 +23,6 @@ export const INCOMPLETE_MEMBERS = [
   "insertToken",
   "revokeToken",
   "revocationVersion",
-  // catalogue (the version counter is implemented: counter-session.ts)
-  "loadCustomDefinitions",
-  "ensureObjectStorage",
-  "createCustomObject",
-  "addCustomField",
-  "deleteCustomObject",
-  "deleteCustomField",
-  "setObjectTracked",
   // records (sequences are implemented: counter-session.ts); they wait for the EQL → MQL compiler and the codec
   "findRecords",
   "findRecordByValue",
@@ -65,8 +57,6 @@ export const INCOMPLETE_MEMBERS = [
   // copying a store (api/admin/copy-store.ts)
   "exportUsers",
   "exportTokens",
-  "exportCatalogue",
-  "importCatalogue",
   "exportSequences",
   "importRecords",
   "importSequences",

@@ -6,6 +6,7 @@
 import type { ClientSession, Db } from "mongodb";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
+import { createCatalogueSession } from "./catalogue-session.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
 import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
@@ -25,6 +26,11 @@ export function createMongoSession(
   unit: ChangeEntry[] | null,
 ): MongoSession {
   const { flush, ...changeLog } = createChangeLogSession(db, feed, session, unit);
-  const store: StoreWriter = { ...incompleteMembers(), ...createCounterSession(db, session), ...changeLog };
+  const store: StoreWriter = {
+    ...incompleteMembers(),
+    ...createCounterSession(db, session),
+    ...createCatalogueSession(db, session),
+    ...changeLog,
+  };
   return { store, finish: flush };
 }

@@ -71,20 +71,29 @@ describe("the MongoDB store without a server", () => {
         expect((refused as Error).message).toContain(`does not implement ${member} yet`);
       }
     }
-    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters.
+    // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters,
+    // the catalogue.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
     expect(implemented.sort()).toEqual(
       [
+        "addCustomField",
         "appendChanges",
         "bumpCatalogueVersion",
         "catalogueVersion",
         "changeLogLag",
         "close",
+        "createCustomObject",
+        "deleteCustomField",
+        "deleteCustomObject",
         "engine",
+        "ensureObjectStorage",
+        "exportCatalogue",
         "feedPartitions",
         "feedPosition",
+        "importCatalogue",
+        "loadCustomDefinitions",
         "nextSequenceValue",
         "ping",
         "pruneChanges",
@@ -92,6 +101,7 @@ describe("the MongoDB store without a server", () => {
         "refreshReads",
         "requestArrived",
         "setFeedPosition",
+        "setObjectTracked",
         "unitOfWork",
       ].sort(),
     );
