@@ -26,13 +26,17 @@ import {
 } from "./catalogue/catalogue-documents.ts";
 import {
   catalogueGuards,
+  ensureStorage,
   fillDefault,
-  fillDefaults,
   type ManyUpdate,
   type ManyWrite,
+  markedFields,
   objectGates,
   objectRecords,
+  type StorageMarkerDocument,
+  storageMarker,
   uniqueKeys,
+  unmarkField,
   unsetField,
 } from "./catalogue/catalogue-storage.ts";
 import { uniquely } from "./driver-errors.ts";
@@ -105,11 +109,20 @@ export function createCatalogueSession(db: Db, session: ClientSession | null): C
 
     // Nothing to create: the collections and indexes exist from the engine's opening, and an object's
     // fields are keys of its records' values (docs/mongodb-layout.md). What remains of "adds the fields
-    // it lacks" is the records' values: each field with a default is given it where a record lacks it.
-    // No write gates: a standard object's definition is code, so a record written against an older
-    // one comes from a process running older code, which no gate would stop.
+    // it lacks" is the records' values: each field new since the object's marker gets its default
+    // where a record lacks it. No write gates: a standard object's definition is code, so a record
+    // written against an older one comes from a process running older code, which no gate would stop;
+    // two processes ensuring at once both write the marker, and the second runs again.
     async ensureObjectStorage(tenantId, object) {
-      for (const fill of fillDefaults(tenantId, object)) await updateMany(fill);
+      const marker = storageMarker(tenantId, object.id);
+      const markers = db.collection<StorageMarkerDocument>(marker.collection);
+      const plan = ensureStorage(
+        tenantId,
+        object,
+        markedFields(await markers.findOne(marker.filter, inUnit)),
+      );
+      for (const fill of plan.fills) await updateMany(fill);
+      if (plan.mark) await markers.updateOne(marker.filter, plan.mark, { upsert: true, ...inUnit });
     },
 
     async createCustomObject(tenantId, object) {
@@ -140,6 +153,7 @@ export function createCatalogueSession(db: Db, session: ClientSession | null): C
       // Its gates go with it (after the guard writes, which a record write of the object in flight
       // conflicts with all the same): nothing writes them once the object is gone.
       await deleteMany(objectGates(tenantId, object.id));
+      await deleteMany(storageMarker(tenantId, object.id));
     },
 
     async deleteCustomField(tenantId, object, field) {
@@ -147,6 +161,10 @@ export function createCatalogueSession(db: Db, session: ClientSession | null): C
       await fields.deleteOne({ _id: field.id, t: tenantId }, inUnit);
       await updateMany(unsetField(tenantId, object, field));
       await deleteMany(uniqueKeys(tenantId, object.id, field.id));
+      const marker = storageMarker(tenantId, object.id);
+      await db
+        .collection<StorageMarkerDocument>(marker.collection)
+        .updateOne(marker.filter, unmarkField(field), inUnit);
     },
 
     async setObjectTracked(tenantId, objectId, tracked) {

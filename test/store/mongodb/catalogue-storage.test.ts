@@ -9,19 +9,22 @@
  * writes are for: write-skew.test.ts names the common documents).
  */
 import { describe, expect, test } from "bun:test";
-import { Query, updateMany } from "mingo";
+import { Query, updateMany, updateOne } from "mingo";
 import { BSON, type Document, ObjectId } from "mongodb";
 import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
 import {
   catalogueGuards,
+  ensureStorage,
   fillDefault,
-  fillDefaults,
   type ManyUpdate,
   type ManyWrite,
+  markedFields,
   objectGates,
   objectRecords,
+  storageMarker,
   uniqueKeys,
+  unmarkField,
   unsetField,
 } from "../../../api/store/mongodb/catalogue/catalogue-storage.ts";
 import { decodeFields, encodeFields } from "../../../api/store/mongodb/record-codec.ts";
@@ -124,7 +127,7 @@ describe("a field added: its default in the records that lack it", () => {
 
   test("every type's default reads back as the field's default; a decimal's numeric shadow is set with it", () => {
     const documents = [recordDocument(TENANT, shelves, [fieldOf(shelves, "Label")], { Label: "top" })];
-    for (const fill of fillDefaults(TENANT, shelves)) run(fill, documents);
+    for (const fill of ensureStorage(TENANT, shelves, []).fills) run(fill, documents);
     const read = roundTrip(documents[0] as Document);
     expect(decodeFields(stored(shelves), read.d)).toMatchObject({
       Label: "top",
@@ -138,7 +141,7 @@ describe("a field added: its default in the records that lack it", () => {
   });
 
   test("only fields with a default are written; the UID (the document's u) never", () => {
-    const fills = fillDefaults(TENANT, shelves);
+    const { fills } = ensureStorage(TENANT, shelves, []);
     expect(fills.map((fill) => Object.keys(fill.update.$set ?? {}))).toEqual([
       ["d.__depth"],
       ["d.__price", "d.__price:num"],
@@ -159,11 +162,51 @@ describe("a field added: its default in the records that lack it", () => {
     run(fill, documents);
     expect(decodeFields([mood], roundTrip(documents[0] as Document).d)).toEqual({ Mood: "calm" });
     // The standard object's own defaulted fields were written with the record (IsActive, NULL here): kept.
-    for (const each of fillDefaults(TENANT, USERS)) run(each, documents);
+    for (const each of ensureStorage(TENANT, USERS, []).fills) run(each, documents);
     expect(decodeFields(stored(USERS), roundTrip(documents[0] as Document).d)).toMatchObject({
       FirstName: "Ada",
       IsActive: null,
     });
+  });
+});
+
+describe("a storage ensured: only the fields new since the object's marker", () => {
+  const marker = storageMarker(TENANT, shelves.id);
+  const ids = (object: ObjectDef) => stored(object).map((field) => field.id);
+
+  test("the first time, every field is marked (the UID is the document's u, not a field of d)", () => {
+    const plan = ensureStorage(TENANT, shelves, []);
+    expect(plan.mark).toEqual({ $addToSet: { f: { $each: ids(shelves) } } });
+    expect(plan.fills).toHaveLength(4);
+    expect(marker).toEqual({
+      collection: COLLECTION.objectStorage,
+      filter: { _id: { t: TENANT, o: shelves.id } },
+    });
+  });
+
+  test("every field marked: nothing to fill, nothing written (every start after the first)", () => {
+    expect(ensureStorage(TENANT, shelves, ids(shelves))).toEqual({ fills: [], mark: null });
+  });
+
+  test("a field new since: only it is filled and marked", () => {
+    const mood = customField("Users", "Mood", { type: "picklist", items: ["calm"], defaultValue: "calm" });
+    const plan = ensureStorage(TENANT, { ...USERS, fields: [...USERS.fields, mood] }, ids(USERS));
+    expect(plan.fills).toEqual([fillDefault(TENANT, USERS, mood) as ManyUpdate]);
+    expect(plan.mark).toEqual({ $addToSet: { f: { $each: [mood.id] } } });
+  });
+
+  test("the marker's updates, run by mingo: marked once each, a deleted field unmarked; its ids read back", () => {
+    const documents: Document[] = [
+      roundTrip({ _id: { t: TENANT, o: shelves.id }, f: ids(shelves).slice(0, 2) }),
+    ];
+    const plan = ensureStorage(TENANT, shelves, markedFields(documents[0] as Document));
+    updateOne(documents, marker.filter, plan.mark as Document);
+    expect(markedFields(roundTrip(documents[0] as Document))).toEqual(ids(shelves));
+    updateOne(documents, marker.filter, { $addToSet: { f: { $each: ids(shelves) } } });
+    expect(markedFields(documents[0] as Document)).toEqual(ids(shelves));
+    updateOne(documents, marker.filter, unmarkField(price));
+    expect(markedFields(documents[0] as Document)).toEqual(ids(shelves).filter((id) => id !== price.id));
+    expect(markedFields(null)).toEqual([]);
   });
 });
 

@@ -15,6 +15,10 @@
  *   numeric shadow), and its unique keys are deleted: a field added again later under the same
  *   name has the same storage name, and must not find the old values;
  * - an object deleted loses its records and their unique keys.
+ * `ensureObjectStorage` runs for every tenant's standard objects at every start: a marker
+ * document per object (`object_storage`) lists the fields it has given the records, so a start
+ * reads one document per object and scans records only for a field new since (where the SQL
+ * engines look their columns up in their catalogues).
  * And each change of an existing object's definition takes all its write gates (write-skew.ts):
  * a record write made against the definition read before the change then meets a write conflict.
  */
@@ -71,11 +75,6 @@ export function fillDefault(tenantId: string, object: ObjectDef, field: FieldDef
   };
 }
 
-/** The updates giving each field of `object` that has a default to the records lacking it. */
-export function fillDefaults(tenantId: string, object: ObjectDef): ManyUpdate[] {
-  return object.fields.flatMap((field) => fillDefault(tenantId, object, field) ?? []);
-}
-
 /** The update removing `field`'s values (and a decimal's shadow) from the records of `object` holding one. */
 export function unsetField(tenantId: string, object: ObjectDef, field: FieldDef): ManyUpdate {
   const records = objectRecords(tenantId, object);
@@ -124,4 +123,47 @@ export function catalogueGuards(tenantId: string, object: ObjectDef | null): Gua
 export function objectGates(tenantId: string, objectId: string): ManyWrite {
   const ids = Array.from({ length: GATES }, (_, g) => ({ t: tenantId, o: objectId, g }));
   return { collection: COLLECTION.writeGates, filter: { _id: { $in: ids } } };
+}
+
+/** A marker document (layout.ts, object_storage). */
+export interface StorageMarkerDocument {
+  _id: { t: string; o: string };
+  f: string[];
+}
+
+/** The marker of the tenant's object: the fields ensureObjectStorage has given its records (by id). */
+export function storageMarker(tenantId: string, objectId: string): ManyWrite {
+  return { collection: COLLECTION.objectStorage, filter: { _id: { t: tenantId, o: objectId } } };
+}
+
+/** The field ids a marker document lists (none for no document). */
+export function markedFields(marker: Readonly<Record<string, unknown>> | null): string[] {
+  return Array.isArray(marker?.f) ? marker.f.filter((id): id is string => typeof id === "string") : [];
+}
+
+/** What ensureObjectStorage writes: the defaults of the fields new since the marker, and the marker's update (upserted). */
+export interface StoragePlan {
+  fills: ManyUpdate[];
+  /** Null when every field is marked already: nothing is written. */
+  mark: { $addToSet: { f: { $each: string[] } } } | null;
+}
+
+/**
+ * The plan making `object`'s storage have every field of its definition, given the ids of the
+ * fields its marker lists: a field marked is left as it is; one not is filled with its default
+ * where a record lacks it (fillDefault) and marked.
+ */
+export function ensureStorage(tenantId: string, object: ObjectDef, marked: readonly string[]): StoragePlan {
+  const done = new Set(marked);
+  const fresh = object.fields.filter((field) => isStoredInValues(field) && !done.has(field.id));
+  if (fresh.length === 0) return { fills: [], mark: null };
+  return {
+    fills: fresh.flatMap((field) => fillDefault(tenantId, object, field) ?? []),
+    mark: { $addToSet: { f: { $each: fresh.map((field) => field.id) } } },
+  };
+}
+
+/** The marker's update when `field` is deleted (its id no longer names storage). */
+export function unmarkField(field: FieldDef): { $pull: { f: string } } {
+  return { $pull: { f: field.id } };
 }
