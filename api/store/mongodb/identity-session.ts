@@ -79,13 +79,15 @@ export function createIdentitySession(db: Db, session: ClientSession | null): Id
     revocationVersion: async () => (await versions.findOne(revocationVersionFilter, inUnit))?.n ?? 0,
 
     async insertTenant(tenant) {
-      await uniquely(`a tenant named '${tenant.name}' exists already`, () =>
-        tenants.insertOne(tenantDocument(tenant), inUnit),
+      await uniquely(
+        () => tenants.insertOne(tenantDocument(tenant), inUnit),
+        `a tenant named '${tenant.name}' exists already`,
       );
     },
     async insertUser(user) {
-      await uniquely(`the tenant has a user named '${user.username}' already`, () =>
-        users.insertOne(userDocument(user), inUnit),
+      await uniquely(
+        () => users.insertOne(userDocument(user), inUnit),
+        `the tenant has a user named '${user.username}' already`,
       );
     },
     async insertToken(token) {

@@ -7,6 +7,7 @@ import type { ClientSession, Db } from "mongodb";
 import { createDeliveryLogSession } from "../../../common/delivery-log/mongodb/delivery-log-session.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
+import { createCatalogueSession } from "./catalogue-session.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
 import { createConfigSession } from "./config-session.ts";
 import { createCounterSession } from "./counter-session.ts";
@@ -35,6 +36,7 @@ export function createMongoSession(
     ...createIdentitySession(db, session),
     ...createWebhookSession(db, session),
     ...createConfigSession(db, session),
+    ...createCatalogueSession(db, session),
     ...changeLog,
     ...createDeliveryLogSession(db, session),
   };

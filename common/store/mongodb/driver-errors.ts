@@ -154,19 +154,38 @@ export function toServiceError(error: unknown, nameKey: KeyNamer = () => null): 
   return error;
 }
 
+const firstLine = (error: unknown) => String((error as Error).message ?? error).split("\n")[0] ?? "";
+
 /**
- * Runs `write`; a duplicate key (a name taken, perhaps by a unit of work that committed first)
- * becomes a ConflictError saying `message`, worded as the other engines word it for the same
- * write (their `uniquely`). Inside a transaction the server has aborted it by then, so the unit of
- * work fails with that error; anything else is rethrown as it is.
+ * Where a duplicate key failed within its write: 0 for a single write, the operation's index for a
+ * bulk one (an insertMany's document); null when `error` is no duplicate key, or one the unit of
+ * work runs again (TransientTransactionError).
  */
-export async function uniquely<T>(message: string, write: () => Promise<T>): Promise<T> {
+function duplicateIndexOf(error: unknown): number | null {
+  if (isTransient(error)) return null;
+  if (error instanceof MongoBulkWriteError) {
+    const list = [error.writeErrors].flat();
+    return list.find((writeError) => writeError?.code === SERVER_CODE.duplicateKey)?.index ?? null;
+  }
+  return error instanceof MongoServerError && error.code === SERVER_CODE.duplicateKey ? 0 : null;
+}
+
+/**
+ * Runs `write`; a duplicate key it meets (a name a committed write took: a concurrent one is a
+ * write conflict, which the unit of work runs again) becomes a ConflictError worded as the other
+ * engines word it for the same write (their `uniquely`): `clash`, or `clash` of the index of the
+ * failed operation within the write (0 for a single write). Inside a transaction the server has
+ * aborted it by then, so the unit of work fails with that error. Anything else is rethrown as it is.
+ */
+export async function uniquely<T>(
+  write: () => Promise<T>,
+  clash: string | ((index: number) => string),
+): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (duplicateKeyOf(error) !== null) throw new ConflictError(message);
+    const index = duplicateIndexOf(error);
+    if (index !== null) throw new ConflictError(typeof clash === "string" ? clash : clash(index));
     throw error;
   }
 }
-
-const firstLine = (error: unknown) => String((error as Error).message ?? error).split("\n")[0] ?? "";

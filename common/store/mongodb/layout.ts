@@ -43,6 +43,7 @@ export const COLLECTION = {
   customRecords: "custom_records",
   recordKeys: "record_keys",
   writeGates: "write_gates",
+  objectStorage: "object_storage",
   counters: "counters",
   changeLog: "change_log",
   feedPositions: "feed_positions",
@@ -164,6 +165,12 @@ export const LAYOUT: readonly CollectionLayout[] = [
   {
     name: COLLECTION.writeGates,
     document: "{_id: {t: tenant id, o: object id, g: gate 0…63}, n: writes}",
+    indexes: [],
+  },
+  {
+    name: COLLECTION.objectStorage,
+    document:
+      "{_id: {t: tenant id, o: object id}, f: [ids of the fields ensureObjectStorage gave the records]}",
     indexes: [],
   },
   {

@@ -41,9 +41,9 @@ const nameTaken = () =>
 
 describe("a taken name", () => {
   test("a duplicate key is the ConflictError the other engines raise, in their words", async () => {
-    const refused = await uniquely("a tenant named 'ACME' exists already", async () => {
+    const refused = await uniquely(async () => {
       throw nameTaken();
-    }).catch((error: unknown) => error);
+    }, "a tenant named 'ACME' exists already").catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ConflictError);
     expect(refused).toMatchObject({ code: "conflict", message: "a tenant named 'ACME' exists already" });
   });
@@ -54,14 +54,14 @@ describe("a taken name", () => {
     try {
       const refused = await runInTransaction(session, () => {
         runs++;
-        return uniquely("the tenant has a user named 'Ada' already", async () => {
+        return uniquely(async () => {
           throw new MongoServerError({
             message: "E11000 (scripted)",
             code: 11000,
             keyPattern: { t: 1, usernameKey: 1 },
             keyValue: { t: "tenant-a", usernameKey: "ada" },
           });
-        });
+        }, "the tenant has a user named 'Ada' already");
       }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ConflictError);
       expect((refused as Error).message).toBe("the tenant has a user named 'Ada' already");
@@ -74,11 +74,11 @@ describe("a taken name", () => {
   test("anything else passes as it is, and a write that succeeds resolves to its value", async () => {
     const other = new MongoServerError({ message: "scripted", code: 2, codeName: "BadValue" });
     expect(
-      await uniquely("unused", async () => {
+      await uniquely(async () => {
         throw other;
-      }).catch((error: unknown) => error),
+      }, "unused").catch((error: unknown) => error),
     ).toBe(other);
-    expect(await uniquely("unused", async () => 42)).toBe(42);
+    expect(await uniquely(async () => 42, "unused")).toBe(42);
   });
 });
 

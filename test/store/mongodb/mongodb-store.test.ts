@@ -72,18 +72,24 @@ describe("the MongoDB store without a server", () => {
       }
     }
     // What is implemented: the lifecycle, units of work, the change log, retention, the counters, identity,
-    // webhooks, config variables, the delivery log.
+    // the catalogue, webhooks, config variables, the delivery log.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
     expect(implemented.sort()).toEqual(
       [
+        "addCustomField",
         "appendChanges",
         "bumpCatalogueVersion",
         "catalogueVersion",
         "changeLogLag",
         "close",
+        "createCustomObject",
+        "deleteCustomField",
+        "deleteCustomObject",
         "engine",
+        "ensureObjectStorage",
+        "exportCatalogue",
         "exportTokens",
         "exportUsers",
         "feedPartitions",
@@ -93,11 +99,13 @@ describe("the MongoDB store without a server", () => {
         "findToken",
         "findUser",
         "findUserByUsername",
+        "importCatalogue",
         "insertTenant",
         "insertToken",
         "insertUser",
         "listTenants",
         "listTokens",
+        "loadCustomDefinitions",
         "nextSequenceValue",
         "ping",
         "pruneChanges",
@@ -107,6 +115,7 @@ describe("the MongoDB store without a server", () => {
         "revocationVersion",
         "revokeToken",
         "setFeedPosition",
+        "setObjectTracked",
         "unitOfWork",
         // webhooks
         "listWebhooks",
