@@ -25,9 +25,6 @@ export const INCOMPLETE_MEMBERS = [
   "listRecords",
   "countRecords",
   "listRelated",
-  "insertRecord",
-  "updateRecord",
-  "deleteRecord",
   // delivery log, and its retention step
   "listDeliveries",
   "findDelivery",
@@ -39,8 +36,6 @@ export const INCOMPLETE_MEMBERS = [
   "exportCatalogue",
   "importCatalogue",
   "exportSequences",
-  "importRecords",
-  "importSequences",
   "passedByAllReaders",
   "importChanges",
   "exportDeliveries",

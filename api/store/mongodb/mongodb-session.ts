@@ -12,6 +12,7 @@ import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createIdentitySession } from "./identity-session.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
+import { createRecordWriteSession } from "./record-write-session.ts";
 import { createWebhookSession } from "./webhook-session.ts";
 
 export interface MongoSession {
@@ -34,6 +35,7 @@ export function createMongoSession(
     ...createIdentitySession(db, session),
     ...createWebhookSession(db, session),
     ...createConfigSession(db, session),
+    ...createRecordWriteSession(db, session),
     ...changeLog,
   };
   return { store, finish: flush };

@@ -72,7 +72,7 @@ describe("the MongoDB store without a server", () => {
       }
     }
     // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters,
-    // identity, webhooks, config variables.
+    // identity, webhooks, config variables, the record writes.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
@@ -83,6 +83,7 @@ describe("the MongoDB store without a server", () => {
         "catalogueVersion",
         "changeLogLag",
         "close",
+        "deleteRecord",
         "engine",
         "exportTokens",
         "exportUsers",
@@ -93,6 +94,9 @@ describe("the MongoDB store without a server", () => {
         "findToken",
         "findUser",
         "findUserByUsername",
+        "importRecords",
+        "importSequences",
+        "insertRecord",
         "insertTenant",
         "insertToken",
         "insertUser",
@@ -122,6 +126,7 @@ describe("the MongoDB store without a server", () => {
         "findConfigVariable",
         "putConfigVariable",
         "deleteConfigVariable",
+        "updateRecord",
       ].sort(),
     );
   });
