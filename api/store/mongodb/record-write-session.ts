@@ -1,7 +1,7 @@
 /**
  * The record writes of the MongoDB engine (the records port's RecordWriter
  * but `nextSequenceValue`, which counter-session.ts keeps): a write in, the
- * plan's driver writes (record-write-plan.ts) issued in order, in the unit of
+ * plan's driver writes (record-write-plan.ts, record-import-plan.ts) issued in order, in the unit of
  * work's transaction. The only decisions here are the lookups the plan needs
  * (a reference's target object) and which typed error a failed write means,
  * which the plan says per write.
@@ -10,23 +10,19 @@ import type { ClientSession, Db, Document } from "mongodb";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import { STANDARD_OBJECTS } from "../../model/standard-objects.ts";
 import type { RecordWriter } from "../ports/records-port.ts";
-import { uidFieldOf } from "./record-documents.ts";
 import {
   type PlannedWrite,
-  planDelete,
-  planImport,
-  planInsert,
-  planSequenceImport,
-  planUpdate,
   probeFailure,
   type RecordStep,
   type Reference,
   type ResolvedReference,
   referenceNotFound,
-  referencesOf,
   type TwoStepPlan,
   writeFailure,
-} from "./record-write-plan.ts";
+} from "./planned-write.ts";
+import { uidFieldOf } from "./record-documents.ts";
+import { planImport, planSequenceImport } from "./record-import-plan.ts";
+import { planDelete, planInsert, planUpdate, referencesOf } from "./record-write-plan.ts";
 import type { PlannedObject } from "./write-skew.ts";
 
 export type RecordWriteMembers = Pick<

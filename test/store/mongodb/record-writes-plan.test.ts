@@ -1,7 +1,7 @@
 /**
- * The MongoDB engine's record writes (api/store/mongodb/record-write-plan.ts, the documents of
- * record-documents.ts), carried out on in-memory collections by mingo exactly as
- * record-write-session.ts hands them to the driver (record-writes-memory.ts says what that
+ * The MongoDB engine's record writes (api/store/mongodb/record-write-plan.ts, record-import-plan.ts,
+ * planned-write.ts, the documents of record-documents.ts), carried out on in-memory collections by
+ * mingo exactly as record-write-session.ts hands them to the driver (record-writes-memory.ts says what that
  * stand-in adds and what it does not prove: no MongoDB server can run on this machine, so no
  * index, transaction, write conflict or concurrency is proven here). Asserted: what the records
  * port promises of each write — the record document's shape and values, unique keys (a second
@@ -16,17 +16,15 @@ import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
 import { sequenceCounterId } from "../../../api/store/mongodb/counter-session.ts";
 import { duplicateKeyIndex } from "../../../api/store/mongodb/driver-errors.ts";
+import type { ResolvedReference, TwoStepPlan } from "../../../api/store/mongodb/planned-write.ts";
 import { decodeFields } from "../../../api/store/mongodb/record-codec.ts";
 import { keyId, storedFields } from "../../../api/store/mongodb/record-documents.ts";
+import { planImport, planSequenceImport } from "../../../api/store/mongodb/record-import-plan.ts";
 import {
   planDelete,
-  planImport,
   planInsert,
-  planSequenceImport,
   planUpdate,
-  type ResolvedReference,
   referencesOf,
-  type TwoStepPlan,
 } from "../../../api/store/mongodb/record-write-plan.ts";
 import {
   conflictingDocuments,
