@@ -10,6 +10,7 @@ import type { ClientSession, Db, Document } from "mongodb";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import { STANDARD_OBJECTS } from "../../model/standard-objects.ts";
 import type { RecordWriter } from "../ports/records-port.ts";
+import { foldAsciiCase } from "./identity-documents.ts";
 import {
   type PlannedWrite,
   probeFailure,
@@ -35,9 +36,6 @@ type InUnit = { session: ClientSession } | Record<string, never>;
 const STANDARD_TARGETS = new Map<string, PlannedObject>(
   STANDARD_OBJECTS.map((object) => [object.name, { id: object.id, custom: false }]),
 );
-
-/** A custom object's `nameKey` (layout.ts, custom_objects): its name folded to ASCII lower case. */
-const objectNameKey = (name: string): string => name.replace(/[A-Z]/g, (c) => c.toLowerCase());
 
 /** Issues `writes` in order; a failure is thrown as the error the plan says it means. */
 async function issue(db: Db, inUnit: InUnit, writes: readonly PlannedWrite[]): Promise<void> {
@@ -98,7 +96,7 @@ export function createRecordWriteSession(db: Db, session: ClientSession | null):
     if (cached) return cached;
     const found = await db
       .collection<{ _id: string }>(COLLECTION.customObjects)
-      .findOne({ t: tenantId, nameKey: objectNameKey(name), name }, { ...inUnit, projection: { _id: 1 } });
+      .findOne({ t: tenantId, nameKey: foldAsciiCase(name), name }, { ...inUnit, projection: { _id: 1 } });
     if (!found) return null;
     const target = { id: String(found._id), custom: true };
     customTargets.set(cacheKey, target);
