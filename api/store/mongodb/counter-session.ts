@@ -21,6 +21,12 @@ export type CounterMembers = Pick<CatalogueReader, "catalogueVersion"> &
   Pick<CatalogueWriter, "bumpCatalogueVersion"> &
   Pick<RecordWriter, "nextSequenceValue">;
 
+/** The counter document's `_id` of the tenant's sequence `name`. */
+export const sequenceCounterId = (tenantId: string, name: string): Counter["_id"] => ({
+  t: tenantId,
+  k: `seq:${name}`,
+});
+
 /** The counters' members on `db`, in the unit of work of `session` when given. */
 export function createCounterSession(db: Db, session: ClientSession | null): CounterMembers {
   const counters = db.collection<Counter>(COLLECTION.counters);
@@ -39,6 +45,6 @@ export function createCounterSession(db: Db, session: ClientSession | null): Cou
       return (await counters.findOne({ _id: catalogueId(tenantId) }, inUnit))?.n ?? 0;
     },
     bumpCatalogueVersion: (tenantId) => increment(catalogueId(tenantId)),
-    nextSequenceValue: (tenantId, name) => increment({ t: tenantId, k: `seq:${name}` }),
+    nextSequenceValue: (tenantId, name) => increment(sequenceCounterId(tenantId, name)),
   };
 }

@@ -17,13 +17,8 @@ export const INCOMPLETE_MEMBERS = [
   "listRecords",
   "countRecords",
   "listRelated",
-  "insertRecord",
-  "updateRecord",
-  "deleteRecord",
   // copying a store (api/admin/copy-store.ts)
   "exportSequences",
-  "importRecords",
-  "importSequences",
 ] as const satisfies readonly (keyof StoreWriter)[];
 
 export type IncompleteMember = (typeof INCOMPLETE_MEMBERS)[number];

@@ -14,6 +14,7 @@ import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createIdentitySession } from "./identity-session.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
+import { createRecordWriteSession } from "./record-write-session.ts";
 import { createWebhookSession } from "./webhook-session.ts";
 
 export interface MongoSession {
@@ -37,6 +38,7 @@ export function createMongoSession(
     ...createWebhookSession(db, session),
     ...createConfigSession(db, session),
     ...createCatalogueSession(db, session),
+    ...createRecordWriteSession(db, session),
     ...changeLog,
     ...createDeliveryLogSession(db, session),
   };

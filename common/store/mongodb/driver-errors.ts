@@ -101,6 +101,21 @@ export function isDuplicateKeyOn(error: unknown, fields: readonly string[]): boo
   return pattern.length === fields.length && pattern.every((field, i) => field === fields[i]);
 }
 
+/**
+ * Which document of a write met a duplicate key: its index among the write's documents (a bulk
+ * write's failed operation; 0 for a single document's write), or null when `error` is no
+ * duplicate key. Lets the writer name the value from what it wrote, not from the server's text.
+ */
+export function duplicateKeyIndex(error: unknown): number | null {
+  if (error instanceof MongoBulkWriteError) {
+    const duplicate = [error.writeErrors]
+      .flat()
+      .find((writeError) => writeError?.code === SERVER_CODE.duplicateKey);
+    return duplicate ? duplicate.index : null;
+  }
+  return error instanceof MongoServerError && error.code === SERVER_CODE.duplicateKey ? 0 : null;
+}
+
 /** The unique-key document a duplicate key names, when it is one of record_keys' (its `_id` is the key), else null. */
 function recordKeyOf(duplicate: DuplicateKey): RecordKeyId | null {
   const id = duplicate.keyValue._id as Partial<RecordKeyId> | undefined;
@@ -162,12 +177,7 @@ const firstLine = (error: unknown) => String((error as Error).message ?? error).
  * work runs again (TransientTransactionError).
  */
 function duplicateIndexOf(error: unknown): number | null {
-  if (isTransient(error)) return null;
-  if (error instanceof MongoBulkWriteError) {
-    const list = [error.writeErrors].flat();
-    return list.find((writeError) => writeError?.code === SERVER_CODE.duplicateKey)?.index ?? null;
-  }
-  return error instanceof MongoServerError && error.code === SERVER_CODE.duplicateKey ? 0 : null;
+  return isTransient(error) ? null : duplicateKeyIndex(error);
 }
 
 /**
