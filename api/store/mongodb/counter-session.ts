@@ -10,6 +10,7 @@ import type { ClientSession, Db } from "mongodb";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
 import type { RecordWriter } from "../ports/records-port.ts";
+import { sequenceCounterId } from "./sequence-counters.ts";
 import { catalogueCounterRef } from "./write-skew.ts";
 
 interface Counter {
@@ -39,6 +40,6 @@ export function createCounterSession(db: Db, session: ClientSession | null): Cou
       return (await counters.findOne({ _id: catalogueId(tenantId) }, inUnit))?.n ?? 0;
     },
     bumpCatalogueVersion: (tenantId) => increment(catalogueId(tenantId)),
-    nextSequenceValue: (tenantId, name) => increment({ t: tenantId, k: `seq:${name}` }),
+    nextSequenceValue: (tenantId, name) => increment(sequenceCounterId(tenantId, name)),
   };
 }
