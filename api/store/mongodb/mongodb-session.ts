@@ -1,6 +1,6 @@
 /**
  * One MongoDB session's view of the store: the implemented aggregates'
- * members (the change log, the counters) and a typed refusal for every other
+ * members (the change log, the counters, the record reads) and a typed refusal for every other
  * (incomplete-members.ts), bound to a unit of work's transaction or to none.
  */
 import type { ClientSession, Db } from "mongodb";
@@ -13,6 +13,7 @@ import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createIdentitySession } from "./identity-session.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
 import { createWebhookSession } from "./webhook-session.ts";
+import { createRecordReadSession } from "./record-read-session.ts";
 
 export interface MongoSession {
   store: StoreWriter;
@@ -34,6 +35,7 @@ export function createMongoSession(
     ...createIdentitySession(db, session),
     ...createWebhookSession(db, session),
     ...createConfigSession(db, session),
+    ...createRecordReadSession(db, session),
     ...changeLog,
   };
   return { store, finish: flush };

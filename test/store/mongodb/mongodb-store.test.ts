@@ -72,7 +72,7 @@ describe("the MongoDB store without a server", () => {
       }
     }
     // What is implemented: the lifecycle, units of work, the change log, retention of the change log, the counters,
-    // identity, webhooks, config variables.
+    // identity, webhooks, config variables, the record reads.
     const implemented = Object.keys(store).filter(
       (name) => !(INCOMPLETE_MEMBERS as readonly string[]).includes(name),
     );
@@ -83,11 +83,16 @@ describe("the MongoDB store without a server", () => {
         "catalogueVersion",
         "changeLogLag",
         "close",
+        "countRecords",
+        "countReferencing",
         "engine",
+        "exportSequences",
         "exportTokens",
         "exportUsers",
         "feedPartitions",
         "feedPosition",
+        "findRecordByValue",
+        "findRecords",
         "findTenantById",
         "findTenantByName",
         "findToken",
@@ -96,6 +101,8 @@ describe("the MongoDB store without a server", () => {
         "insertTenant",
         "insertToken",
         "insertUser",
+        "listRecords",
+        "listRelated",
         "listTenants",
         "listTokens",
         "nextSequenceValue",
