@@ -12,8 +12,8 @@ import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createIdentitySession } from "./identity-session.ts";
 import { incompleteMembers } from "./incomplete-members.ts";
-import { createWebhookSession } from "./webhook-session.ts";
 import { createRecordReadSession } from "./record-read-session.ts";
+import { createWebhookSession } from "./webhook-session.ts";
 
 export interface MongoSession {
   store: StoreWriter;

@@ -10,7 +10,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { Query } from "mingo";
-import { BSON, type Document } from "mongodb";
+import type { Document } from "mongodb";
 import type { FieldDef } from "../../../api/model/catalogue.ts";
 import { findField } from "../../../api/model/catalogue.ts";
 import type { FieldValue, RecordValues } from "../../../api/model/record-values.ts";
@@ -30,6 +30,7 @@ import {
 } from "../../../api/store/mongodb/sequence-counters.ts";
 import { recordDocument } from "../../eql/support/mingo-store.ts";
 import { testObject } from "../../eql/support/test-catalogue.ts";
+import { MingoCollection } from "./mingo-collection.ts";
 
 const TENANT = "t1";
 const OTHER = "t2";
@@ -62,14 +63,14 @@ const C = thing({ UID: "thing-c", Name: null, Owner: "owner-2" });
  * values; this tenant's Owners holding the same UIDs and, under the same storage keys, the same
  * values (an object's fields are keyed by storage name, which another object may share).
  */
-const STANDARD_RECORDS: Document[] = [
+const standardRecords = new MingoCollection([
   ...[A, B, C].map((values) => recordDocument(TENANT, things, values)),
   ...[A, B, C].map((values) => recordDocument(OTHER, things, values)),
   ...[A, B, C].map((values) => recordDocument(TENANT, things, values, owners)),
-];
+]);
 
 const run = (query: Document, projection?: Document): Document[] =>
-  new Query(query, {}).find<Document>(STANDARD_RECORDS, projection).all();
+  standardRecords.find(query, { projection });
 const byUid = (x: RecordValues, y: RecordValues) => String(x.UID).localeCompare(String(y.UID));
 const uidsOf = (documents: Document[]) => documents.map((document) => document.u).toSorted();
 
@@ -160,9 +161,10 @@ describe("records referring to a UID", () => {
 });
 
 describe("a tenant's sequences", () => {
-  const counter = (id: { t: string; k: string }, n: number) =>
-    BSON.deserialize(BSON.serialize({ _id: id, n }));
-  const COUNTERS = [
+  const counter = (id: { t: string; k: string } | string, n: number) => ({ _id: id, n });
+  const counters = new MingoCollection([
+    // The store-wide revocation version (identity-documents.ts): a string `_id`.
+    counter("token_revocations", 4),
     counter({ t: TENANT, k: "catalogue" }, 7),
     counter({ t: TENANT, k: "webhooks" }, 3),
     counter(sequenceCounterId(TENANT, "JOB"), 3),
@@ -172,20 +174,16 @@ describe("a tenant's sequences", () => {
     counter(sequenceCounterId("t0", "JOB"), 8),
     counter(sequenceCounterId("t10", "JOB"), 8),
     counter({ t: OTHER, k: "catalogue" }, 1),
-  ];
+  ]);
 
   test("every sequence of the tenant, by name, with the last value handed out; no other counter", () => {
-    const found = new Query(tenantSequencesQuery(TENANT), {})
-      .find<Document>(COUNTERS)
-      .sort(SEQUENCE_ORDER)
-      .all()
-      .map(sequenceValueOf);
+    const found = counters.find(tenantSequencesQuery(TENANT), { sort: SEQUENCE_ORDER }).map(sequenceValueOf);
     expect(found).toEqual([
       { name: "JA", value: 1 },
       { name: "JOB", value: 3 },
       { name: "seq:odd name", value: 2 },
     ]);
-    expect(new Query(tenantSequencesQuery("t3"), {}).find(COUNTERS).all()).toEqual([]);
+    expect(counters.find(tenantSequencesQuery("t3"))).toEqual([]);
   });
 
   test("the id a sequence is counted under lies in its tenant's range", () => {
