@@ -5,7 +5,7 @@
  */
 import type { Server } from "bun";
 import { readBuildInfo } from "../common/build-info.ts";
-import { ConfigError, EngineIncompleteError } from "../common/errors.ts";
+import { ConfigError } from "../common/errors.ts";
 import { createLogger, describeError } from "../common/log.ts";
 import { createMetricsRegistry } from "../common/metrics.ts";
 import { connectRedis } from "../common/redis.ts";
@@ -95,8 +95,6 @@ async function drainRequests(server: Server<unknown> | null, graceMs: number): P
 }
 
 main().catch((error) => {
-  // An experimental engine lacking what start needs (MongoDB: listing tenants) is said in one line, as configuration is.
-  const said = error instanceof ConfigError || error instanceof EngineIncompleteError;
-  console.error(said ? `api: ${error.message}` : error);
+  console.error(error instanceof ConfigError ? `api: ${error.message}` : error);
   process.exit(1);
 });

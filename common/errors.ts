@@ -163,23 +163,6 @@ export class UnknownIdAliasError extends AppError {
   readonly code = "unknown_id_alias";
 }
 
-/**
- * A store engine still experimental (README, "Store engines") lacks a member of the port: the
- * caller asked for something this engine cannot do yet. `unavailable`, as the service cannot serve
- * it; `engine` and `member` name what is missing.
- */
-export class EngineIncompleteError extends AppError {
-  readonly code = "unavailable";
-  constructor(
-    readonly engine: string,
-    readonly member: string,
-  ) {
-    super(
-      `the ${engine} store engine does not implement ${member} yet (it is experimental: README, "Store engines")`,
-    );
-  }
-}
-
 /** Configuration is invalid; every problem is listed. Raised at start-up only. */
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

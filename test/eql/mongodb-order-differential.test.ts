@@ -5,8 +5,9 @@
  * filters, read page by page through the keyset (`after` = the last record's sort keys as a cursor
  * carries them) and, for one order in OFFSET_EVERY, through offsets, must give the records in
  * EQL's order (the evaluator's comparison, NULL lowest, UID last), each once, with the projected
- * fields and the joined lookups' values as they were written; related lists (`relatedPipeline`,
- * the first `limit` children of each parent) must give each parent's children in that order.
+ * fields and the joined lookups' values as they were written (read by the engine's decoding,
+ * decode-record.ts); related lists (`relatedPipeline`, the first `limit` children of each parent)
+ * must give each parent's children in that order.
  * Cases meeting a known divergence of mingo's (test/eql/support/mingo-divergences.ts) are left
  * out by name and counted. ORDER_COUNT and RELATED_COUNT set the numbers of cases.
  */
@@ -20,13 +21,13 @@ import { type OrderTerm, parseOrderBy } from "../../api/eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../api/model/catalogue.ts";
 import { findField } from "../../api/model/catalogue.ts";
 import type { RecordValues } from "../../api/model/record-values.ts";
+import { decodeListed, decodeRecord } from "../../api/store/mongodb/decode-record.ts";
 import { readSortKey } from "../../api/store/mongodb/query/keyset.ts";
 import { listPipeline, relatedPipeline } from "../../api/store/mongodb/query/list-pipeline.ts";
-import { JOINED_FIELD } from "../../api/store/mongodb/query/mql-layout.ts";
-import { valueKey } from "../../api/store/mongodb/record-codec.ts";
+import { LOOKUPS, type WithLookups } from "../../api/store/ports/records-port.ts";
 import { FilterGenerator } from "./support/generate-filter.ts";
 import { divergenceOf, report } from "./support/mingo-divergences.ts";
-import { MingoStore, TEST_LAYOUT, valuesOf } from "./support/mingo-store.ts";
+import { MingoStore, TEST_LAYOUT } from "./support/mingo-store.ts";
 import { createRandom, type Random } from "./support/prng.ts";
 import { contextOf, type Data, dataOf, generated, sortRows } from "./support/seed-data.ts";
 import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
@@ -150,16 +151,15 @@ describe.each(SEEDS)("seed %d", (seed) => {
       for (let page = 0; page <= rows.length; page++) {
         const documents = store.aggregate(object, listPipeline(object, query(after, 0), TEST_LAYOUT));
         for (const document of documents) {
-          const values = valuesOf(c.fields, document);
+          const values = decodeListed(c.fields, lookups, document);
           const uid = String(values.UID);
           byKeyset.push(uid);
           const record = data.byUid.get(object.name)?.get(uid) ?? null;
-          if (!Bun.deepEquals(values, pick(record, c.fields)))
+          if (!Bun.deepEquals(Object.fromEntries(Object.entries(values)), pick(record, c.fields)))
             wrong.push(`#${i} ${uid}: read ${JSON.stringify(values)}`);
           if (reference) {
-            const joined = (document[JOINED_FIELD] as Document)[valueKey(reference)] as Document | null;
             const target = data.byUid.get("Owners")?.get(String(record?.Owner)) ?? null;
-            const read = joined === null ? null : valuesOf(ownerFields, joined);
+            const read = (values as WithLookups)[LOOKUPS]?.[reference.name];
             if (!Bun.deepEquals(read, pick(target, ownerFields)))
               wrong.push(`#${i} ${uid}: joined ${JSON.stringify(read)}`);
           }
@@ -214,7 +214,7 @@ describe.each(SEEDS)("seed %d", (seed) => {
       run++;
       const got = new Map<string, string[]>();
       for (const document of store.aggregateDatabase(pipeline)) {
-        const values = valuesOf([...c.fields, reference], document);
+        const values = decodeRecord([...c.fields, reference], document);
         const parent = String(values[reference.name]);
         got.set(parent, [...(got.get(parent) ?? []), String(values.UID)]);
       }

@@ -10,6 +10,7 @@ import type { ClientSession, Db } from "mongodb";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
 import type { RecordWriter } from "../ports/records-port.ts";
+import { sequenceCounterId } from "./sequence-counters.ts";
 import { catalogueCounterRef } from "./write-skew.ts";
 
 interface Counter {
@@ -20,12 +21,6 @@ interface Counter {
 export type CounterMembers = Pick<CatalogueReader, "catalogueVersion"> &
   Pick<CatalogueWriter, "bumpCatalogueVersion"> &
   Pick<RecordWriter, "nextSequenceValue">;
-
-/** The counter document's `_id` of the tenant's sequence `name`. */
-export const sequenceCounterId = (tenantId: string, name: string): Counter["_id"] => ({
-  t: tenantId,
-  k: `seq:${name}`,
-});
 
 /** The counters' members on `db`, in the unit of work of `session` when given. */
 export function createCounterSession(db: Db, session: ClientSession | null): CounterMembers {

@@ -1,7 +1,8 @@
 /**
- * One MongoDB session's view of the store: the implemented aggregates'
- * members (the change log, the counters) and a typed refusal for every other
- * (incomplete-members.ts), bound to a unit of work's transaction or to none.
+ * One MongoDB session's view of the store: every aggregate's members (identity,
+ * counters, the catalogue, records read and written, webhooks, config
+ * variables, the change log, the delivery log), bound to a unit of work's
+ * transaction or to none.
  */
 import type { ClientSession, Db } from "mongodb";
 import { createDeliveryLogSession } from "../../../common/delivery-log/mongodb/delivery-log-session.ts";
@@ -13,7 +14,7 @@ import { createConfigSession } from "./config-session.ts";
 import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { createIdentitySession } from "./identity-session.ts";
-import { incompleteMembers } from "./incomplete-members.ts";
+import { createRecordReadSession } from "./record-read-session.ts";
 import { createRecordWriteSession } from "./record-write-session.ts";
 import { createWebhookSession } from "./webhook-session.ts";
 
@@ -32,13 +33,13 @@ export function createMongoSession(
 ): MongoSession {
   const { flush, ...changeLog } = createChangeLogSession(db, feed, session, unit);
   const store: StoreWriter = {
-    ...incompleteMembers(),
     ...createCounterSession(db, session),
     ...createIdentitySession(db, session),
     ...createWebhookSession(db, session),
     ...createConfigSession(db, session),
     ...createCatalogueSession(db, session),
     ...createRecordWriteSession(db, session),
+    ...createRecordReadSession(db, session),
     ...changeLog,
     ...createDeliveryLogSession(db, session),
   };

@@ -5,8 +5,7 @@
  * transaction through `withTransaction` (common/store/mongodb/transaction.ts), each run with a
  * session of its own and its change entries written at its end as one outbox
  * document; the change log is read from a change stream on that outbox
- * (feed/). The members not implemented yet answer with a typed error
- * (incomplete-members.ts).
+ * (feed/); every other aggregate's members are mongodb-session.ts's.
  */
 import type { MongoEngine } from "../../../common/store/mongodb/mongodb-engine.ts";
 import { runInTransaction, type UnitOfWorkOptions } from "../../../common/store/mongodb/transaction.ts";

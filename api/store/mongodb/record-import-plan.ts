@@ -10,11 +10,11 @@ import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import type { ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
 import type { SequenceValue } from "../ports/records-port.ts";
-import { sequenceCounterId } from "./counter-session.ts";
 import { type PlannedWrite, plannedObject } from "./planned-write.ts";
 import { keyedFields, recordDocument, uidFieldOf } from "./record-documents.ts";
 import { recordCollectionOf } from "./record-layout.ts";
 import { type KeyEntry, keyInserts } from "./record-write-plan.ts";
+import { sequenceCounterId } from "./sequence-counters.ts";
 import { type GuardUpdate, gateOf, guardUpdates } from "./write-skew.ts";
 
 /**

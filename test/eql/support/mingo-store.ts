@@ -15,10 +15,11 @@
  */
 import { Aggregator } from "mingo";
 import { BSON, type Document } from "mongodb";
-import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
+import type { ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
 import type { MqlLayout } from "../../../api/store/mongodb/query/mql-layout.ts";
-import { decodeFields, encodeFields } from "../../../api/store/mongodb/record-codec.ts";
+import { encodeFields } from "../../../api/store/mongodb/record-codec.ts";
+import { RECORD_FIELD, recordLayout } from "../../../api/store/mongodb/record-layout.ts";
 import { generateRecords } from "./generate-records.ts";
 import { createRandom } from "./prng.ts";
 import { testObject } from "./test-catalogue.ts";
@@ -28,15 +29,17 @@ const DECOY_TENANT = "t2";
 const DECOY_OBJECT = { id: "decoy-object-id" };
 const DECOY_SEED = 991;
 
-/** The collections' layout, as the compiler sees it. */
+/** The collections' layout, as the compiler sees it: the engine's, but a collection per object (see above). */
 export const TEST_LAYOUT: MqlLayout = {
+  ...recordLayout(TENANT),
   collection: (object: ObjectDef) => object.name,
-  scope: (object: ObjectDef) => ({ t: TENANT, o: object.id }),
-  valuesPath: "d",
-  uidPath: "u",
 };
 
-function documentOf(
+/**
+ * A record as the engine's document (`_id` a readable text here, an ObjectId in the engine), its
+ * values encoded by the record codec, through the driver's BSON and back; of the object `as`.
+ */
+export function recordDocument(
   tenant: string,
   object: ObjectDef,
   values: RecordValues,
@@ -45,22 +48,12 @@ function documentOf(
   const fields = object.fields.filter((field) => field.type !== "id");
   const document = {
     _id: `${tenant}/${as.id}/${values.UID}`,
-    t: tenant,
-    o: as.id,
-    u: values.UID,
-    d: encodeFields(fields, values),
+    [RECORD_FIELD.tenant]: tenant,
+    [RECORD_FIELD.object]: as.id,
+    [RECORD_FIELD.uid]: values.UID,
+    [RECORD_FIELD.values]: encodeFields(fields, values),
   };
   return BSON.deserialize(BSON.serialize(document));
-}
-
-/** The record values of `fields` a record document holds (the UID from `u`, the rest from `d`). */
-export function valuesOf(fields: readonly FieldDef[], document: Document): RecordValues {
-  const values = decodeFields(
-    fields.filter((field) => field.type !== "id"),
-    document.d as Document | undefined,
-  );
-  for (const field of fields) if (field.type === "id") values[field.name] = document.u ?? null;
-  return values;
 }
 
 /** The documents of the loaded records, and mingo over them. */
@@ -75,9 +68,9 @@ export class MingoStore {
       const uids = rows.map((row) => String(row.UID));
       const decoys = (seed: number) => generateRecords(object, uids, createRandom(seed));
       this.collections.set(name, [
-        ...decoys(DECOY_SEED).map((values) => documentOf(DECOY_TENANT, object, values)),
-        ...decoys(DECOY_SEED + 1).map((values) => documentOf(TENANT, object, values, DECOY_OBJECT)),
-        ...rows.map((row) => documentOf(TENANT, object, row)),
+        ...decoys(DECOY_SEED).map((values) => recordDocument(DECOY_TENANT, object, values)),
+        ...decoys(DECOY_SEED + 1).map((values) => recordDocument(TENANT, object, values, DECOY_OBJECT)),
+        ...rows.map((row) => recordDocument(TENANT, object, row)),
       ]);
     }
   }

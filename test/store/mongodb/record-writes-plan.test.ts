@@ -14,7 +14,6 @@ import { describe, expect, test } from "bun:test";
 import { type Document, MongoBulkWriteError, MongoServerError } from "mongodb";
 import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
-import { sequenceCounterId } from "../../../api/store/mongodb/counter-session.ts";
 import type { ResolvedReference, TwoStepPlan } from "../../../api/store/mongodb/planned-write.ts";
 import { decodeFields } from "../../../api/store/mongodb/record-codec.ts";
 import { keyId, storedFields } from "../../../api/store/mongodb/record-documents.ts";
@@ -25,6 +24,7 @@ import {
   planUpdate,
   referencesOf,
 } from "../../../api/store/mongodb/record-write-plan.ts";
+import { sequenceCounterId } from "../../../api/store/mongodb/sequence-counters.ts";
 import {
   conflictingDocuments,
   GATES,
