@@ -7,6 +7,8 @@
  * document; the change log is read from a change stream on that outbox
  * (feed/); every other aggregate's members are mongodb-session.ts's.
  */
+
+import { toServiceError } from "../../../common/store/mongodb/driver-errors.ts";
 import type { MongoEngine } from "../../../common/store/mongodb/mongodb-engine.ts";
 import { runInTransaction, type UnitOfWorkOptions } from "../../../common/store/mongodb/transaction.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
@@ -24,7 +26,7 @@ export function createMongoStore(
 ): Store {
   const { client, db } = engine;
   const feed = createChangeStreamFeed(db);
-  const reads = createMongoSession(db, feed, null, null).store;
+  const reads = withServiceErrors(createMongoSession(db, feed, null, null).store);
   const underWay = new Set<Promise<unknown>>();
 
   const runUnitOfWork = async <T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> => {
@@ -73,4 +75,32 @@ export function createMongoStore(
       await client.close();
     },
   };
+}
+
+/**
+ * The members with every rejection mapped to the service's errors (driver-errors.ts): outside a
+ * unit of work nothing else maps them, and a driver error would reach the API as an opaque 500
+ * (no server → UNAVAILABLE instead). Inside one, the unit of work maps what its runs leave.
+ */
+function withServiceErrors<S extends object>(members: S): S {
+  const entries = Object.entries(members).map(([name, member]) => [
+    name,
+    typeof member !== "function"
+      ? member
+      : (...args: unknown[]) => {
+          let result: unknown;
+          try {
+            result = (member as (...args: unknown[]) => unknown)(...args);
+          } catch (error) {
+            throw toServiceError(error);
+          }
+          // Members answering at once (feedPartitions) stay as they are.
+          return result instanceof Promise
+            ? result.catch((error: unknown) => {
+                throw toServiceError(error);
+              })
+            : result;
+        },
+  ]);
+  return Object.fromEntries(entries) as S;
 }

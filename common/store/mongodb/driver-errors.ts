@@ -10,8 +10,11 @@ import {
   MongoError,
   MongoErrorLabel,
   MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
   MongoServerError,
   MongoServerSelectionError,
+  MongoTopologyClosedError,
 } from "mongodb";
 import {
   ConflictError,
@@ -134,7 +137,8 @@ export type KeyNamer = (key: RecordKeyId) => { object: string; field: string } |
  *   `nameKey`) and the value, as the other engines word it; in another unique index →
  *   ConflictError naming the index's fields;
  * - a write conflict still there after the unit of work's last run, a network error, no server
- *   selectable, a primary stepping down → UnavailableError (the caller may try again);
+ *   selectable, a primary stepping down, a client closed or never connected, a timeout →
+ *   UnavailableError (the caller may try again);
  * - a document over 16 MiB → PayloadTooLargeError;
  * - the service's own errors, and anything else, as they are.
  */
@@ -159,6 +163,11 @@ export function toServiceError(error: unknown, nameKey: KeyNamer = () => null): 
     return new UnavailableError("the store could not commit the unit of work (write conflicts); try again");
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError)
     return new UnavailableError(`the MongoDB server cannot be reached: ${firstLine(error)}`);
+  // The client is closing (a request still running at shutdown), or never connected.
+  if (error instanceof MongoTopologyClosedError || error instanceof MongoNotConnectedError)
+    return new UnavailableError(`the store is not connected: ${firstLine(error)}`);
+  if (error instanceof MongoOperationTimeoutError)
+    return new UnavailableError(`the MongoDB server did not answer in time: ${firstLine(error)}`);
   const code = codeOf(error);
   if (code !== null && SERVER_UNAVAILABLE.has(code))
     return new UnavailableError(

@@ -5,9 +5,10 @@
  * one). What needs a server is proven by the conformance suite when MONGODB_TEST_URL is set.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { MongoClient, MongoServerError } from "mongodb";
+import { MongoClient, MongoError, MongoServerError } from "mongodb";
 import { createMongoStore } from "../../../api/store/mongodb/mongodb-store.ts";
 import type { Store, StoreWriter } from "../../../api/store/store.ts";
+import { UnavailableError } from "../../../common/errors.ts";
 import type { MongoEngine } from "../../../common/store/mongodb/mongodb-engine.ts";
 import { ALL_PORT_MEMBERS, OPTIONAL_PORT_MEMBERS } from "../conformance/port-members.ts";
 import { entry } from "./scripted-stream.ts";
@@ -68,6 +69,22 @@ describe("the MongoDB store without a server", () => {
     const storeOnly = ["engine", "unitOfWork", "requestArrived", "refreshReads", "ping", "close"];
     expect(inUnit.sort()).toEqual(expected.filter((name) => !storeOnly.includes(name)));
   });
+
+  test.each([
+    ["catalogueVersion", () => store.catalogueVersion("t")],
+    ["findTenantByName", () => store.findTenantByName("acme")],
+    ["loadCustomDefinitions", () => store.loadCustomDefinitions("t")],
+    ["listWebhooks", () => store.listWebhooks("t")],
+    ["findConfigVariable", () => store.findConfigVariable("t", "KEY")],
+    ["feedPosition", () => store.feedPosition("main", 0)],
+  ] as [string, () => Promise<unknown>][])(
+    "a read outside a unit of work without the server (%s) fails as UNAVAILABLE, not with the driver's error",
+    async (_, read) => {
+      const refused = await read().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(UnavailableError);
+      expect(refused).not.toBeInstanceOf(MongoError);
+    },
+  );
 
   test("the health check answers false, quickly, when the server cannot be reached", async () => {
     const started = performance.now();

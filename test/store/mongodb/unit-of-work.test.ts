@@ -14,7 +14,10 @@ import {
   MongoBulkWriteError,
   MongoClient,
   MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
   MongoServerError,
+  MongoTopologyClosedError,
 } from "mongodb";
 import {
   ConflictError,
@@ -180,6 +183,19 @@ describe("driver errors as the service's", () => {
     [
       "a node shutting down (91)",
       server({ code: 91, codeName: "ShutdownInProgress" }),
+      UnavailableError,
+      null,
+    ],
+    [
+      "a client closed (a request still running at shutdown)",
+      new MongoTopologyClosedError(),
+      UnavailableError,
+      null,
+    ],
+    ["a client never connected", new MongoNotConnectedError("scripted"), UnavailableError, null],
+    [
+      "no answer within the operation's time",
+      new MongoOperationTimeoutError("scripted"),
       UnavailableError,
       null,
     ],
