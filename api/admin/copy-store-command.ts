@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { BadRequestError, ConfigError, NotFoundError } from "../../common/errors.ts";
 import {
   describeStoreLocation,
+  MONGODB_EXPERIMENTAL_REFUSAL,
   type StoreLocation,
   storeLocationNamed,
 } from "../../common/store/store-location.ts";
@@ -16,8 +17,9 @@ import type { Store } from "../store/store.ts";
 import { type CopyCounts, copyStore } from "./copy-store.ts";
 
 export const COPY_STORE_USAGE = `  copy-store --from <store> --to <store> [--into-non-empty] [--page-size <rows>]
-      copies a whole store into an empty one, of any engine; a store is a postgres:// URL or a
-      SQLite file's path (or its DATA_DIR). The source must be idle (stop its API processes and
+      copies a whole store into an empty one, of any engine; a store is a postgres:// URL, a
+      SQLite file's path (or its DATA_DIR), or a mongodb:// URL to copy from (with
+      STORE_EXPERIMENTAL=mongodb; never into: MongoDB bounds the copy's one transaction). The source must be idle (stop its API processes and
       dispatchers first); the copy commits whole or not at all. --into-non-empty adds the source's
       tenants beside those the target holds`;
 
@@ -27,12 +29,14 @@ const PROGRESS_EVERY_MS = 1000;
 /**
  * Runs `copy-store` with its arguments (`argv` after the command's name).
  * @returns the lines to print: what was copied where, the counts, and what the target's processes need.
- * @throws BadRequestError for bad arguments, NotFoundError for a source that is not there,
+ * @throws BadRequestError for bad arguments (MongoDB as the target; as the source without
+ * STORE_EXPERIMENTAL=mongodb in `env`), NotFoundError for a source that is not there,
  * ConflictError from the copy (copy-store.ts), ConfigError for a store that cannot be opened.
  */
 export async function runCopyStoreCommand(
   argv: string[],
   progress: (line: string) => void = () => undefined,
+  env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<string[]> {
   const { values } = parseArgs({
     args: argv,
@@ -50,14 +54,14 @@ export async function runCopyStoreCommand(
     throw new BadRequestError("--page-size must be a whole number from 1 to 10000");
   const from = storeLocationNamed(values.from);
   const to = storeLocationNamed(values.to);
-  for (const [option, location] of [
-    ["--from", from],
-    ["--to", to],
-  ] as const)
-    if (location.engine === "mongodb")
-      throw new BadRequestError(
-        `${option}: the MongoDB engine is experimental and cannot be copied from or to yet (it lacks the port's export and import members)`,
-      );
+  // The copy is one unit of work on the target: on MongoDB one transaction, which the server bounds
+  // in time (transactionLifetimeLimitSeconds, 60 s by default) and size, and aborts past them.
+  if (to.engine === "mongodb")
+    throw new BadRequestError(
+      "--to: a copy cannot go into the MongoDB engine: it is one transaction, and MongoDB bounds a transaction's time (60 s by default) and size; copy out of it instead",
+    );
+  if (from.engine === "mongodb" && env.STORE_EXPERIMENTAL !== "mongodb")
+    throw new BadRequestError(`--from: ${MONGODB_EXPERIMENTAL_REFUSAL}`);
   if (from.engine === "sqlite" && !existsSync(from.path))
     throw new NotFoundError(`--from: no SQLite store at ${from.path}`);
 

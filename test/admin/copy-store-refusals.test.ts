@@ -155,6 +155,16 @@ describe("copy-store refuses", () => {
     await expect(runCopyStoreCommand(["--from", sourceDir, "--to", "x", "--page-size", "0"])).rejects.toThrow(
       /--page-size/,
     );
+    // MongoDB: never the target (the copy is one transaction, which the server bounds); the source only when opted in.
+    const mongodb = "mongodb://127.0.0.1:9/tds?replicaSet=rs0";
+    await expect(
+      runCopyStoreCommand(["--from", sourceDir, "--to", mongodb], undefined, {
+        STORE_EXPERIMENTAL: "mongodb",
+      }),
+    ).rejects.toThrow(/--to: a copy cannot go into the MongoDB engine: it is one transaction/);
+    await expect(runCopyStoreCommand(["--from", mongodb, "--to", "x"], undefined, {})).rejects.toThrow(
+      /--from: MONGODB_URL: the MongoDB engine is experimental .* set STORE_EXPERIMENTAL=mongodb/,
+    );
   });
 });
 
