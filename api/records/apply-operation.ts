@@ -69,7 +69,7 @@ async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
       { path: key.name, message: "is required for the upsert" },
     ]);
   const existing = await state.tx.findRecordByValue(state.context.tenantId, op.object, key, value);
-  // Inserted: the key's value was just found free in this unit of work, so it is not looked up again.
+  // Its value was just found free (insert) or the record's own (update) in this unit of work: not looked up again.
   return existing
     ? update(state, op.object, existing, given)
     : insert(state, op.object, given, undefined, key);
@@ -107,7 +107,7 @@ async function insert(
     ...missingRequired(object, record),
     ...checkFieldOrder(behaviours, record),
   ]);
-  await assertUnique(state, object, record, given, undefined, checkedFree);
+  await assertUnique(state, object, record, given, null, checkedFree);
   await state.tx.insertRecord(tenantId, object, record);
   state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));
   return record.UID as string;
@@ -129,7 +129,7 @@ export async function update(
     ...cleared,
     ...checkFieldOrder(behaviours, record),
   ]);
-  await assertUnique(state, object, record, given, existing.UID as string);
+  await assertUnique(state, object, record, given, existing);
   const changed = object.fields.filter(
     (field) => !sameValue(existing[field.name] ?? null, record[field.name] ?? null),
   );
@@ -169,13 +169,16 @@ async function assertUnique(
   object: ObjectDef,
   record: RecordValues,
   given: RecordValues,
-  self?: string,
+  existing: RecordValues | null,
   checkedFree?: FieldDef,
 ) {
   for (const field of object.fields.filter((f) => f.unique && !f.system && f.name in given)) {
     if (field === checkedFree) continue;
     const value = record[field.name] ?? null;
     if (value === null) continue;
+    // A value the record holds already is its own: no other record can hold it.
+    if (existing && sameValue(existing[field.name] ?? null, value)) continue;
+    const self = existing?.UID as string | undefined;
     if (await state.tx.findRecordByValue(state.context.tenantId, object, field, value, self)) {
       throw new UniqueViolationError(
         `${object.name}.${field.name} must be unique: another record has ${JSON.stringify(value)}`,

@@ -149,7 +149,7 @@ describe("one write is one unit of work, logged in the change log", () => {
     expect(second).toBe(first as string);
   });
 
-  test("an upsert that inserts looks its key up once: the insert does not check it again", async () => {
+  test("an upsert looks its key up once: neither its insert nor its update checks the value again", async () => {
     // The real store, its units of work's findRecordByValue counted by field.
     const lookups: string[] = [];
     const counted: Store = {
@@ -168,7 +168,7 @@ describe("one write is one unit of work, logged in the change log", () => {
     const operation = upsert("CustomExternalObject", { ExternalId: "up-once" }, "ExternalId");
     const [inserted] = await writeRecords(counted, catalogue, context(), [operation]);
     expect(lookups).toEqual(["ExternalId"]);
-    // Still unique: the same key again updates the record the first upsert inserted.
+    // The same key again updates the record the first upsert inserted: the value it holds already is not looked up again.
     const [again] = await writeRecords(counted, catalogue, context(), [operation]);
     expect(again).toBe(inserted as string);
     expect(lookups).toEqual(["ExternalId", "ExternalId"]);
