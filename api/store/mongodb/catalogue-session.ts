@@ -34,6 +34,7 @@ import {
   markedFields,
   objectGates,
   objectRecords,
+  referenceGatesOf,
   type StorageMarkerDocument,
   storageMarker,
   uniqueKeys,
@@ -150,6 +151,9 @@ export function createCatalogueSession(db: Db, session: ClientSession | null): C
       await fields.deleteMany({ t: tenantId, o: object.id }, inUnit);
       await deleteMany(objectRecords(tenantId, object));
       await deleteMany(uniqueKeys(tenantId, object.id));
+      // Its records' reference gates go with them: a gate outlives no record (write-skew.ts). No write
+      // refers to them meanwhile: an object referred to by a field is not deleted (the service's check).
+      await deleteMany(referenceGatesOf(tenantId, object.id));
       // Its gates go with it (after the guard writes, which a record write of the object in flight
       // conflicts with all the same): nothing writes them once the object is gone.
       await deleteMany(objectGates(tenantId, object.id));

@@ -29,7 +29,14 @@ export interface ResolvedReference extends Reference {
   target: PlannedObject | null;
 }
 
-/** One driver write, in the order the plan lists them. */
+/** A reference and the record it names, as a targets read finds it. */
+export interface TargetRead {
+  reference: Reference;
+  o: string;
+  u: string;
+}
+
+/** One driver write (or read a write depends on), in the order the plan lists them. */
 export type PlannedWrite =
   | {
       kind: "insert";
@@ -44,8 +51,20 @@ export type PlannedWrite =
       filter: Document;
       update: Document;
       upsert: boolean;
-      /** The reference this write checks: matching no document is a ReferenceNotFoundError. */
-      reference: Reference | null;
+    }
+  | {
+      /**
+       * A read of the records a write refers to (`filter`: their `{t, o, u}`), in its transaction:
+       * a reference whose target it does not find is the ReferenceNotFoundError of its field,
+       * thrown before anything is written (the error is the engine's own, so the transaction goes
+       * on). The other half of the check is the reference gate the write then increments
+       * (write-skew.ts), which a delete of the target writes too.
+       */
+      kind: "targets";
+      collection: string;
+      filter: Document;
+      /** Each reference, in field order, with the object id (`o`) and UID (`u`) of the record it names. */
+      targets: readonly TargetRead[];
     }
   | {
       /**
@@ -60,7 +79,7 @@ export type PlannedWrite =
       clashes: readonly UniqueClash[];
     }
   | {
-      /** Updates of one collection sent together (one bulk write, in order), none checking a reference. */
+      /** Updates of one collection sent together (one bulk write, in order). */
       kind: "updates";
       collection: string;
       updates: { filter: Document; update: Document; upsert: boolean }[];
@@ -128,3 +147,13 @@ export function probeFailure(
 
 /** An object as the write-skew plan names it. */
 export const plannedObject = (object: ObjectDef): PlannedObject => ({ id: object.id, custom: object.custom });
+
+/** The error a targets read means (the records found, as read: `o` and `u`): the first reference whose target is not among them, or null. */
+export function missingTarget(
+  found: readonly Document[],
+  read: Extract<PlannedWrite, { kind: "targets" }>,
+): ReferenceNotFoundError | null {
+  const held = new Set(found.map((record) => JSON.stringify([record.o, record.u])));
+  const missing = read.targets.find((target) => !held.has(JSON.stringify([target.o, target.u])));
+  return missing ? referenceNotFound(missing.reference) : null;
+}

@@ -1,6 +1,6 @@
 /**
  * The documents a record write puts in MongoDB, pure: a record's document
- * (record-layout.ts: `{t, o, u, d, w}`, its values through record-codec.ts),
+ * (record-layout.ts: `{t, o, u, d}`, its values through record-codec.ts),
  * the `$set` of an update, and the unique-key documents of `record_keys`
  * (`{_id: {t, o, f, v}, u}`, docs/mongodb-layout.md "Unique fields").
  *
@@ -53,14 +53,13 @@ export function recordFilter(tenantId: string, object: ObjectDef, uid: string): 
   return { [RECORD_FIELD.tenant]: tenantId, [RECORD_FIELD.object]: object.id, [RECORD_FIELD.uid]: uid };
 }
 
-/** A record's document for an insert: all of `object`'s fields (absent ones null), guard count 0. */
+/** A record's document for an insert: all of `object`'s fields (absent ones null). */
 export function recordDocument(tenantId: string, object: ObjectDef, values: RecordValues): Document {
   return {
     [RECORD_FIELD.tenant]: tenantId,
     [RECORD_FIELD.object]: object.id,
     [RECORD_FIELD.uid]: values[uidFieldOf(object).name] ?? null,
     [RECORD_FIELD.values]: encodeFields(storedFields(object.fields), values),
-    [RECORD_FIELD.guard]: 0,
   };
 }
 

@@ -3,7 +3,7 @@
  * records as another store read them, or the tenant's sequences, in; the
  * ordered driver writes out (planned-write.ts). Records are written with
  * their unique keys and the gates of their UIDs (write-skew.ts), without a
- * reference check or a guard count: a copy writes records before those they
+ * reference check or a reference gate: a copy writes records before those they
  * point at, and the store it copies kept its references.
  */
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
@@ -19,7 +19,7 @@ import { type GuardUpdate, gateOf, guardUpdates } from "./write-skew.ts";
 
 /**
  * Copying a store: records of `object` as another store read them (every field), with their keys
- * and the gates of their UIDs (each once); no reference check, no guard count.
+ * and the gates of their UIDs (each once); no reference check, no reference gate.
  */
 export function planImport(
   tenantId: string,

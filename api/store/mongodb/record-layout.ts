@@ -17,8 +17,6 @@ export const RECORD_FIELD = {
   object: "o",
   uid: "u",
   values: "d",
-  /** The guard count a write referring to the record increments (write-skew.ts). */
-  guard: "w",
 } as const;
 
 /** The collection holding `object`'s records. */

@@ -9,20 +9,24 @@
  * 0. a probe of the unique keys it is about to take: one another record
  *    holds is a UniqueViolationError before anything is written (the
  *    common case; two writes racing for one key meet at its `_id`, 2.);
- * 1. the reference checks: each increments its target record's guard count
- *    `w` (write-skew.ts: the write a delete of the target conflicts with),
- *    and a target that matches nothing is a ReferenceNotFoundError, thrown
- *    before the record is written (the error is the engine's own, so the
- *    transaction goes on: the failed write keeps nothing but those guard
- *    counts, which no read shows);
+ * 1. the reference checks: one read of the records its references name
+ *    (per record collection, in the transaction's snapshot): a target not
+ *    found is a ReferenceNotFoundError, thrown before anything is written
+ *    (the error is the engine's own, so the transaction goes on); then, for
+ *    each record found, the reference gate of the writing record's UID
+ *    (write-skew.ts: the write a delete of the target conflicts with), one
+ *    bulk of upserts;
  * 2. the record document and its unique keys (`record_keys`): a key another
  *    record holds meets its `_id` (duplicate key 11000, which aborts the
  *    transaction whole), a UniqueViolationError naming the field;
- * 3. the write gate of the record's UID (write-skew.ts), always incremented.
+ * 3. the write gate of the record's UID (write-skew.ts), always incremented;
+ *    a delete (or an update changing the UID) then takes every reference
+ *    gate of the record it ends and deletes them (write-skew.ts).
  * An update or a delete reads the record's keyed values as it writes the
  * record (findOneAndUpdate / findOneAndDelete, before the change), then
  * deletes the keys it no longer holds and inserts the new ones.
  */
+import type { Document } from "mongodb";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { FieldValue, RecordValues } from "../../model/record-values.ts";
@@ -46,7 +50,7 @@ import {
   valuesUpdate,
 } from "./record-documents.ts";
 import { recordCollectionOf } from "./record-layout.ts";
-import { type GuardUpdate, guardUpdates, type PlannedObject } from "./write-skew.ts";
+import { type GuardUpdate, guardUpdates, type PlannedObject, releasedGates } from "./write-skew.ts";
 
 /**
  * The references among `fields` that `values` set to a UID, but for one naming the record itself
@@ -68,18 +72,49 @@ export function referencesOf(
   return references;
 }
 
-const toUpdate = (guard: GuardUpdate, reference: Reference | null): PlannedWrite => ({
+const toUpdate = (guard: GuardUpdate): PlannedWrite => ({
   kind: "update",
   collection: guard.collection,
   filter: guard.filter,
   update: guard.update,
   upsert: guard.upsert,
-  reference,
 });
 
+/** Guard updates of one collection as one bulk write, or nothing for none. */
+const bulk = (collection: string, guards: readonly GuardUpdate[]): PlannedWrite[] =>
+  guards.length === 0
+    ? []
+    : [
+        {
+          kind: "updates",
+          collection,
+          updates: guards.map(({ filter, update, upsert }) => ({ filter, update, upsert })),
+        },
+      ];
+
+type FoundTarget = ResolvedReference & { target: PlannedObject };
+
+/** The reads of the records `references` name: one per record collection, each target's `{t, o, u}`. */
+function targetReads(tenantId: string, references: readonly FoundTarget[]): PlannedWrite[] {
+  const reads: PlannedWrite[] = [];
+  for (const custom of [false, true]) {
+    const mine = references.filter((reference) => reference.target.custom === custom);
+    if (mine.length === 0) continue;
+    const filters = mine.map((reference) => ({ t: tenantId, o: reference.target.id, u: reference.uid }));
+    const distinct = [...new Map(filters.map((filter) => [JSON.stringify(filter), filter])).values()];
+    reads.push({
+      kind: "targets",
+      collection: recordCollectionOf({ custom }),
+      filter: distinct.length === 1 ? (distinct[0] as Document) : { $or: distinct },
+      targets: mine.map(({ field, uid, target }) => ({ reference: { field, uid }, o: target.id, u: uid })),
+    });
+  }
+  return reads;
+}
+
 /**
- * The guard writes of a write of record `uid` (write-skew.ts): each reference's check (its target's
- * guard count) and the record's gate.
+ * The guard writes of a write of record `uid` (write-skew.ts): the reference checks (the reads of
+ * its targets, then the reference gate of its UID in each) and the record's gate.
  * @throws ReferenceNotFoundError for a reference whose target object the tenant does not have.
  */
 function recordGuards(
@@ -90,21 +125,38 @@ function recordGuards(
 ): { checks: PlannedWrite[]; gate: PlannedWrite } {
   const missing = references.find((reference) => reference.target === null);
   if (missing) throw referenceNotFound(missing);
-  const write = (targets: ResolvedReference[]) =>
-    guardUpdates({
-      kind: "writeRecord",
-      tenantId,
-      object: plannedObject(object),
-      uid,
-      references: targets.map((target) => ({ object: target.target as PlannedObject, uid: target.uid })),
-    });
-  const [gate] = write([]);
-  // One reference at a time, so each check knows its field; one naming the record itself has no guard.
-  const checks = references.flatMap((reference) => {
-    const [, guard] = write([reference]);
-    return guard ? [toUpdate(guard, reference)] : [];
+  const found = references as readonly FoundTarget[];
+  const [gate, ...referenceGates] = guardUpdates({
+    kind: "writeRecord",
+    tenantId,
+    object: plannedObject(object),
+    uid,
+    references: found.map((reference) => ({ object: reference.target, uid: reference.uid })),
   });
-  return { checks, gate: toUpdate(gate as GuardUpdate, null) };
+  return {
+    checks: [...targetReads(tenantId, found), ...bulk(COLLECTION.referenceGates, referenceGates)],
+    gate: toUpdate(gate as GuardUpdate),
+  };
+}
+
+/**
+ * What ends record `uid` as a target (a delete, or an update changing its UID): the object gate of
+ * a delete when `withGate`, every reference gate of the record (a concurrent write referring to it
+ * meets one), then their delete.
+ */
+function release(tenantId: string, object: ObjectDef, uid: string, withGate: boolean): PlannedWrite[] {
+  const [gate, ...referenceGates] = guardUpdates({
+    kind: "deleteRecord",
+    tenantId,
+    object: plannedObject(object),
+    uid,
+  });
+  const released = releasedGates(tenantId, plannedObject(object), uid);
+  return [
+    ...(withGate ? [toUpdate(gate as GuardUpdate)] : []),
+    ...bulk(COLLECTION.referenceGates, referenceGates),
+    { kind: "delete", collection: released.collection, filter: released.filter },
+  ];
 }
 
 export type KeyEntry = { field: FieldDef; value: FieldValue; uid: string };
@@ -173,7 +225,8 @@ export function planInsert(
  * An update of the given fields of record `uid` (`values` holds at least one of `object`'s fields):
  * the reference checks; the record's `$set`, reading its keyed values as they were; then, if it
  * existed, the keys of the unique values it changed (the old one deleted, the new one inserted;
- * every key when the UID itself changed) and its gate.
+ * every key when the UID itself changed) and its gate; a UID changed also ends the old one as a
+ * target (its reference gates taken and deleted, as a delete takes them).
  * @throws ReferenceNotFoundError for a reference whose target object the tenant does not have.
  */
 export function planUpdate(
@@ -212,14 +265,18 @@ export function planUpdate(
         stale.length === 0
           ? []
           : [{ kind: "delete", collection: COLLECTION.recordKeys, filter: { _id: { $in: stale }, u: uid } }];
-      return [...deletes, ...keyInserts(tenantId, object, fresh), gate];
+      // A UID changed ends the old one as a target, as a delete of it would.
+      const released = newUid === uid ? [] : release(tenantId, object, uid, false);
+      return [...deletes, ...keyInserts(tenantId, object, fresh), gate, ...released];
     },
   };
 }
 
-/** A delete of record `uid`: the record, reading its keyed values; then, if it existed, its keys and its gate. */
+/**
+ * A delete of record `uid`: the record, reading its keyed values; then, if it existed, its keys, its
+ * gate and its reference gates (all taken, then deleted).
+ */
 export function planDelete(tenantId: string, object: ObjectDef, uid: string): TwoStepPlan {
-  const [gate] = guardUpdates({ kind: "deleteRecord", tenantId, object: plannedObject(object), uid });
   return {
     before: [],
     record: {
@@ -239,7 +296,7 @@ export function planDelete(tenantId: string, object: ObjectDef, uid: string): Tw
         held.length === 0
           ? []
           : [{ kind: "delete", collection: COLLECTION.recordKeys, filter: { _id: { $in: held }, u: uid } }];
-      return [...deletes, toUpdate(gate as GuardUpdate, null)];
+      return [...deletes, ...release(tenantId, object, uid, true)];
     },
   };
 }

@@ -12,12 +12,12 @@ import { STANDARD_OBJECTS } from "../../model/standard-objects.ts";
 import type { RecordWriter } from "../ports/records-port.ts";
 import { foldAsciiCase } from "./identity-documents.ts";
 import {
+  missingTarget,
   type PlannedWrite,
   probeFailure,
   type RecordStep,
   type Reference,
   type ResolvedReference,
-  referenceNotFound,
   type TwoStepPlan,
   writeFailure,
 } from "./planned-write.ts";
@@ -50,6 +50,10 @@ async function issue(db: Db, inUnit: InUnit, writes: readonly PlannedWrite[]): P
       }
     } else if (write.kind === "delete") {
       await collection.deleteMany(write.filter, inUnit);
+    } else if (write.kind === "targets") {
+      const found = await collection.find(write.filter, { ...inUnit, projection: { o: 1, u: 1 } }).toArray();
+      const failure = missingTarget(found, write);
+      if (failure) throw failure;
     } else if (write.kind === "probe") {
       const found = await collection.find(write.filter, { ...inUnit, projection: { u: 1 } }).toArray();
       const failure = probeFailure(found, write);
@@ -58,11 +62,7 @@ async function issue(db: Db, inUnit: InUnit, writes: readonly PlannedWrite[]): P
       const operations = write.updates.map((updateOne) => ({ updateOne }));
       await collection.bulkWrite(operations, { ...inUnit, ordered: true });
     } else {
-      const result = await collection.updateOne(write.filter, write.update, {
-        ...inUnit,
-        upsert: write.upsert,
-      });
-      if (write.reference && result.matchedCount === 0) throw referenceNotFound(write.reference);
+      await collection.updateOne(write.filter, write.update, { ...inUnit, upsert: write.upsert });
     }
   }
 }

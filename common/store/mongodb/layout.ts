@@ -43,6 +43,7 @@ export const COLLECTION = {
   customRecords: "custom_records",
   recordKeys: "record_keys",
   writeGates: "write_gates",
+  referenceGates: "reference_gates",
   objectStorage: "object_storage",
   counters: "counters",
   changeLog: "change_log",
@@ -147,14 +148,12 @@ export const LAYOUT: readonly CollectionLayout[] = [
   },
   {
     name: COLLECTION.standardRecords,
-    document:
-      "{_id: ObjectId, t: tenant id, o: object id, u: UID, d: {field: value…} (record-codec.ts), w: guard count}",
+    document: "{_id: ObjectId, t: tenant id, o: object id, u: UID, d: {field: value…} (record-codec.ts)}",
     indexes: recordIndexes,
   },
   {
     name: COLLECTION.customRecords,
-    document:
-      "{_id: ObjectId, t: tenant id, o: object id, u: UID, d: {field: value…} (record-codec.ts), w: guard count}",
+    document: "{_id: ObjectId, t: tenant id, o: object id, u: UID, d: {field: value…} (record-codec.ts)}",
     indexes: recordIndexes,
   },
   {
@@ -165,6 +164,12 @@ export const LAYOUT: readonly CollectionLayout[] = [
   {
     name: COLLECTION.writeGates,
     document: "{_id: {t: tenant id, o: object id, g: gate 0…63}, n: writes}",
+    indexes: [],
+  },
+  {
+    name: COLLECTION.referenceGates,
+    document:
+      "{_id: {t: tenant id, o: object id, u: UID of the record referred to, g: gate 0…63}, n: writes}",
     indexes: [],
   },
   {

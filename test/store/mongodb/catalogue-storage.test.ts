@@ -22,6 +22,7 @@ import {
   markedFields,
   objectGates,
   objectRecords,
+  referenceGatesOf,
   storageMarker,
   uniqueKeys,
   unmarkField,
@@ -64,7 +65,6 @@ function recordDocument(
     o: object.id,
     u: crypto.randomUUID(),
     d: encodeFields(fields, values),
-    w: 0,
   });
 }
 
@@ -249,7 +249,7 @@ describe("a field deleted: its values unset in the object's records", () => {
   });
 });
 
-describe("an object deleted: its records and unique keys", () => {
+describe("an object deleted: its records, their unique keys and reference gates, its write gates", () => {
   test("the tenant's records of the object, in its collection, and no others", () => {
     const mine = [1, 2].map(() => recordDocument(TENANT, shelves, stored(shelves), {}));
     const others = [
@@ -310,6 +310,25 @@ describe("an object deleted: its records and unique keys", () => {
     });
     const { _id: objectRange } = uniqueKeys(TENANT, shelves.id).filter as { _id: Document };
     expect(Object.keys(objectRange.$gte)).toEqual(["t", "o", "f"]);
+  });
+
+  test("its records' reference gates: every gate of every record of the tenant's object, no other object's or tenant's", () => {
+    const gates = (t: string, o: string, u: string) =>
+      [0, 17, GATES - 1].map((g) => roundTrip({ _id: { t, o, u, g }, n: 2 }));
+    const mine = [...gates(TENANT, shelves.id, "shelf-1"), ...gates(TENANT, shelves.id, "")];
+    const others = [
+      ...gates(TENANT, otherObject.id, "shelf-1"),
+      ...gates(OTHER_TENANT, shelves.id, "shelf-1"),
+    ];
+    const write = referenceGatesOf(TENANT, shelves.id);
+    expect(write.collection).toBe(COLLECTION.referenceGates);
+    expect(matching(withoutRange(write), [...others, ...mine])).toEqual(mine);
+    // One range of the _id index, as the unique keys' (the order above): `u` left open after `t`, `o`.
+    const { _id: range } = write.filter as { _id: Document };
+    expect(BSON.EJSON.serialize(range)).toEqual({
+      $gte: { t: TENANT, o: shelves.id, u: { $minKey: 1 } },
+      $lte: { t: TENANT, o: shelves.id, u: { $maxKey: 1 } },
+    });
   });
 
   test("its write gates: all GATES of them, no other object's or tenant's", () => {

@@ -14,10 +14,10 @@
 import { Query, update, updateOne } from "mingo";
 import { BSON, type Document, MongoBulkWriteError, MongoServerError, ObjectId } from "mongodb";
 import {
+  missingTarget,
   type PlannedWrite,
   probeFailure,
   type RecordStep,
-  referenceNotFound,
   writeFailure,
 } from "../../../api/store/mongodb/planned-write.ts";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
@@ -96,7 +96,7 @@ export class MemoryCollections {
     }
   }
 
-  private update(write: { collection: string; filter: Document; update: Document; upsert: boolean }): number {
+  private update(write: { collection: string; filter: Document; update: Document; upsert: boolean }): void {
     const documents = this.of(write.collection);
     const { matchedCount } = updateOne(documents, write.filter, stored(write.update));
     if (matchedCount === 0 && write.upsert) {
@@ -104,7 +104,6 @@ export class MemoryCollections {
       update(created, stored(write.update));
       documents.push(stored(created));
     }
-    return matchedCount;
   }
 
   /** Carries out `writes` as record-write-session.ts does, throwing the error the plan says a failure means. */
@@ -117,6 +116,10 @@ export class MemoryCollections {
         } catch (error) {
           throw writeFailure(error, write.clashes);
         }
+      } else if (write.kind === "targets") {
+        const found = new Query(stored(write.filter)).find(this.of(write.collection), { o: 1, u: 1 }).all();
+        const failure = missingTarget(found as Document[], write);
+        if (failure) throw failure;
       } else if (write.kind === "probe") {
         const failure = probeFailure(this.find(write.collection, stored(write.filter)), write);
         if (failure) throw failure;
@@ -126,7 +129,7 @@ export class MemoryCollections {
         const query = new Query(stored(write.filter));
         const kept = this.of(write.collection).filter((document) => !query.test(document));
         this.collections.set(write.collection, kept);
-      } else if (this.update(write) === 0 && write.reference) throw referenceNotFound(write.reference);
+      } else this.update(write);
     }
   }
 

@@ -7,14 +7,20 @@
  * port promises of each write — the record document's shape and values, unique keys (a second
  * record with a value meets the first's key `_id`; NULLs have no key; an update moves a changed
  * key and writes none for an unchanged one; a delete takes its keys), references (a target is
- * found and its guard count incremented, a missing one is a ReferenceNotFoundError, a record may
- * name itself without a lookup), the write gate of every write, imports and sequences.
+ * read and the reference gate of the writer's UID incremented in it, a missing one is a
+ * ReferenceNotFoundError before anything is written, a record may name itself without a lookup;
+ * a delete or a UID change takes every reference gate of its record and deletes them), the write
+ * gate of every write, imports and sequences.
  */
 import { describe, expect, test } from "bun:test";
 import { type Document, MongoBulkWriteError, MongoServerError } from "mongodb";
 import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
-import type { ResolvedReference, TwoStepPlan } from "../../../api/store/mongodb/planned-write.ts";
+import type {
+  PlannedWrite,
+  ResolvedReference,
+  TwoStepPlan,
+} from "../../../api/store/mongodb/planned-write.ts";
 import { decodeFields } from "../../../api/store/mongodb/record-codec.ts";
 import { keyId, storedFields } from "../../../api/store/mongodb/record-documents.ts";
 import { planImport, planSequenceImport } from "../../../api/store/mongodb/record-import-plan.ts";
@@ -106,6 +112,11 @@ function memoryStore() {
         o: object.id,
       }),
     keys: () => db.find(COLLECTION.recordKeys),
+    /** The reference gates of record `uid` of `object`: [gate, writes] pairs. */
+    referenceGates: (object: ObjectDef, uid: string, tenantId = T) =>
+      db
+        .find(COLLECTION.referenceGates, { "_id.t": tenantId, "_id.o": object.id, "_id.u": uid })
+        .map((gate) => [gate._id.g, gate.n]),
     gate: (object: ObjectDef, uid: string, tenantId = T) =>
       db.find(COLLECTION.writeGates, { _id: { t: tenantId, o: object.id, g: gateOf(uid) } })[0]?.n ?? 0,
     /** What was issued since `from` (a probe is a read) to `collection`. */
@@ -126,13 +137,13 @@ function seeded() {
 }
 
 describe("record documents", () => {
-  test("an insert writes one document of the layout's shape: tenant, object, UID, the other values under d, guard count 0", () => {
+  test("an insert writes one document of the layout's shape: tenant, object, UID, the other values under d", () => {
     const store = seeded();
     const values = owner({ Name: "a\u0000b", Code: "k-1", Rank: "12.5", At: Date.UTC(2024, 1, 29) });
     expect(store.insert(owners, values)).toBeNull();
     const [document] = store.records(owners);
-    expect(Object.keys(document as Document)).toEqual(["_id", "t", "o", "u", "d", "w"]);
-    expect(document).toMatchObject({ t: T, o: owners.id, u: values.UID, w: 0 });
+    expect(Object.keys(document as Document)).toEqual(["_id", "t", "o", "u", "d"]);
+    expect(document).toMatchObject({ t: T, o: owners.id, u: values.UID });
     // The UID lives in u only; every other field under d, NUL kept as written.
     expect(Object.keys(document?.d)).not.toContain("uid");
     const read: RecordValues = {
@@ -315,13 +326,15 @@ describe("unique keys", () => {
 });
 
 describe("references", () => {
-  test("a reference finds its target and increments its guard count; a missing target is a ReferenceNotFoundError naming the field", () => {
+  test("a reference finds its target and increments the target's reference gate of the writer's UID; a missing target is a ReferenceNotFoundError naming the field", () => {
     const store = seeded();
     const parent = owner({ Name: "parent" });
     expect(store.insert(owners, parent)).toBeNull();
     const child = thing({ Owner: parent.UID as string, Backup: parent.UID as string });
     expect(store.insert(things, child)).toBeNull();
-    expect(store.records(owners)[0]?.w).toBe(2);
+    // Owner and Backup name one record: one gate, written once; the parent's own document is not written.
+    expect(store.referenceGates(owners, parent.UID as string)).toEqual([[gateOf(child.UID as string), 1]]);
+    expect(Object.keys(store.records(owners)[0] as Document)).toEqual(["_id", "t", "o", "u", "d"]);
     const dangling = store.insert(things, thing({ Name: "dangling", Owner: "nowhere" }));
     expect(dangling).toBeInstanceOf(ReferenceNotFoundError);
     expect((dangling as ReferenceNotFoundError).message).toBe(
@@ -367,29 +380,38 @@ describe("references", () => {
     ]);
     const from = store.db.issued.length;
     expect(store.insert(owners, values)).toBeNull();
-    // The two CreatedBy/LastModifiedBy checks on Users, the record, the gate: nothing on Owners but the record itself.
+    // One read of the Users record CreatedBy and LastModifiedBy name, its reference gate, the record,
+    // the object gate: nothing on Owners but the record itself.
     expect(store.db.issued.slice(from).map((w) => `${w.kind} ${w.collection}`)).toEqual([
-      `update ${COLLECTION.standardRecords}`,
-      `update ${COLLECTION.standardRecords}`,
+      `targets ${COLLECTION.standardRecords}`,
+      `updates ${COLLECTION.referenceGates}`,
       `insert ${COLLECTION.customRecords}`,
       `update ${COLLECTION.writeGates}`,
     ]);
-    expect(store.records(owners)[0]?.w).toBe(0);
-    // The Users record named itself too: its guard count is the two checks of this insert only.
-    expect(store.records(USERS)[0]?.w).toBe(2);
+    expect(store.referenceGates(owners, self.UID as string)).toEqual([]);
+    // The Users record named itself too (its insert wrote no gate on it): this insert's gate only.
+    expect(store.referenceGates(USERS, BY)).toEqual([[gateOf(self.UID as string), 1]]);
   });
 
-  test("a child's insert and its parent's delete write one common document: the parent's", () => {
+  test("a child's insert and its parent's delete write one common document: the parent's reference gate of the child's UID", () => {
     const parent = owner({ Name: "parent" });
     const child = thing({ Owner: parent.UID as string });
     const insert = planInsert(T, things, child, resolve(things, things.fields, child, child.UID as string));
     const remove = planDelete(T, owners, parent.UID as string);
-    const guard = insert.find((w) => w.kind === "update" && w.reference?.field.name === "Owner");
-    expect(guard).toMatchObject({
-      collection: remove.record.collection,
-      filter: remove.record.filter,
-      update: { $inc: { w: 1 } },
-    });
+    const common = {
+      collection: COLLECTION.referenceGates,
+      filter: { _id: { t: T, o: owners.id, u: parent.UID, g: gateOf(child.UID as string) } },
+    };
+    const gateWrites = (writes: readonly PlannedWrite[]) =>
+      writes.flatMap((w) =>
+        w.kind === "updates" && w.collection === COLLECTION.referenceGates
+          ? w.updates.map(({ filter }) => ({ collection: w.collection, filter }))
+          : [],
+      );
+    expect(gateWrites(insert)).toContainEqual(common);
+    const removal = remove.after({ _id: 1 });
+    expect(gateWrites(removal)).toContainEqual(common);
+    expect(gateWrites(removal)).toHaveLength(GATES);
     expect(
       conflictingDocuments(
         {
@@ -406,7 +428,67 @@ describe("references", () => {
           references: [{ object: { id: owners.id, custom: true }, uid: parent.UID as string }],
         },
       ),
-    ).toEqual([{ collection: remove.record.collection, filter: remove.record.filter }]);
+    ).toEqual([common]);
+  });
+
+  test("the targets are read before anything is written: a missing one writes no gate, even outside a transaction", () => {
+    const store = seeded();
+    const values = thing({ Owner: "nowhere" });
+    const writes = planInsert(
+      T,
+      things,
+      values,
+      resolve(things, things.fields, values, values.UID as string),
+    );
+    expect(writes.map((w) => `${w.kind} ${w.collection}`)).toEqual([
+      `targets ${COLLECTION.standardRecords}`,
+      `targets ${COLLECTION.customRecords}`,
+      `updates ${COLLECTION.referenceGates}`,
+      `insert ${COLLECTION.customRecords}`,
+      `update ${COLLECTION.writeGates}`,
+    ]);
+    expect(() => store.db.issue(writes)).toThrow(ReferenceNotFoundError);
+    expect(store.db.find(COLLECTION.referenceGates)).toEqual([]);
+    expect(store.records(things)).toEqual([]);
+  });
+
+  test("a delete takes every reference gate of its record and deletes them: none outlives it, and a new record of the UID starts with none", () => {
+    const store = seeded();
+    const parent = owner({ Name: "parent" });
+    expect(store.insert(owners, parent)).toBeNull();
+    const children = [1, 2, 3].map((i) => thing({ Name: `c${i}`, Owner: parent.UID as string }));
+    for (const child of children) expect(store.insert(things, child)).toBeNull();
+    const held = new Set(children.map((child) => gateOf(child.UID as string)));
+    expect(store.referenceGates(owners, parent.UID as string)).toHaveLength(held.size);
+    for (const child of children) expect(store.remove(things, child.UID as string)).toBeNull();
+    const from = store.db.issued.length;
+    expect(store.remove(owners, parent.UID as string)).toBeNull();
+    expect(store.issuedTo(COLLECTION.referenceGates, from)).toEqual([
+      { collection: COLLECTION.referenceGates, kind: "updates" },
+      { collection: COLLECTION.referenceGates, kind: "delete" },
+    ]);
+    expect(store.referenceGates(owners, parent.UID as string)).toEqual([]);
+    // Deleting the children took their gates on nothing (nothing referred to them): none anywhere but the user's.
+    expect(store.db.find(COLLECTION.referenceGates).map((gate) => gate._id.o)).toEqual(
+      store.db.find(COLLECTION.referenceGates).map(() => USERS.id),
+    );
+    expect(store.insert(owners, parent)).toBeNull();
+    expect(store.referenceGates(owners, parent.UID as string)).toEqual([]);
+  });
+
+  test("an update changing the UID ends the old one as a target: its reference gates taken and deleted, the new one has none", () => {
+    const store = seeded();
+    const parent = owner({ Name: "parent" });
+    expect(store.insert(owners, parent)).toBeNull();
+    const child = thing({ Owner: parent.UID as string });
+    expect(store.insert(things, child)).toBeNull();
+    const from = store.db.issued.length;
+    expect(store.update(owners, parent.UID as string, { Name: "renamed" })).toBeNull();
+    expect(store.issuedTo(COLLECTION.referenceGates, from)).toEqual([]);
+    expect(store.update(owners, parent.UID as string, { UID: "uid-new" })).toBeNull();
+    expect(store.issuedTo(COLLECTION.referenceGates, from).map((w) => w.kind)).toEqual(["updates", "delete"]);
+    expect(store.referenceGates(owners, parent.UID as string)).toEqual([]);
+    expect(store.referenceGates(owners, "uid-new")).toEqual([]);
   });
 });
 
@@ -431,7 +513,9 @@ describe("copying a store", () => {
       owner({ Name: `o${i}`, Code: i % 2 === 0 ? `k-${i}` : null, Parent: "not copied yet" }),
     );
     const writes = planImport(T, owners, records);
-    expect(writes.filter((w) => w.kind === "update" && w.reference !== null)).toEqual([]);
+    expect(writes.filter((w) => w.kind === "targets" || w.collection === COLLECTION.referenceGates)).toEqual(
+      [],
+    );
     store.db.issue(writes);
     expect(store.records(owners)).toHaveLength(200);
     expect(store.keys()).toHaveLength(100);
@@ -477,7 +561,6 @@ describe("copying a store", () => {
         filter: { _id: sequenceCounterId(T, "jobs") },
         update: { $inc: { n: 1 } },
         upsert: true,
-        reference: null,
       },
     ]);
     expect(store.db.find(COLLECTION.counters).map((c) => [c._id.k, c.n])).toEqual([

@@ -14,7 +14,9 @@
  * - a field deleted is unset in every record of its object (its value and, for a decimal, its
  *   numeric shadow), and its unique keys are deleted: a field added again later under the same
  *   name has the same storage name, and must not find the old values;
- * - an object deleted loses its records and their unique keys.
+ * - an object deleted loses its records, their unique keys and their reference gates (write-skew.ts);
+ *   a field deleted leaves the reference gates alone: they belong to the records referred to, not
+ *   to the field, and go when those records do.
  * `ensureObjectStorage` runs for every tenant's standard objects at every start: a marker
  * document per object (`object_storage`) lists the fields it has given the records, so a start
  * reads one document per object and scans records only for a field new since (where the SQL
@@ -88,24 +90,39 @@ export function unsetField(tenantId: string, object: ObjectDef, field: FieldDef)
 }
 
 /**
- * The unique keys (record_keys) of the tenant's object, or of one of its fields. A key's `_id` is
- * `{t, o, f, v}` in that order (layout.ts; the order is part of the value: the server compares
- * embedded documents field by field, names included), so the keys of one object or field are one
- * range of the `_id` index, from MinKey to MaxKey in the first field left open; the equalities
- * on `_id`'s fields say the same for a reader, and keep the match exact whatever the range does.
+ * The documents of `collection` whose `_id` begins with `prefix`'s fields (in that order) and goes
+ * on with `open` and what follows it: one range of the `_id` index, from MinKey to MaxKey in `open`
+ * (the server compares embedded documents field by field, names included, so the order of `_id`'s
+ * fields is part of the value); the equalities on `_id`'s fields say the same for a reader, and
+ * keep the match exact whatever the range does.
  */
-export function uniqueKeys(tenantId: string, objectId: string, fieldId?: string): ManyWrite {
-  const prefix =
-    fieldId === undefined ? { t: tenantId, o: objectId } : { t: tenantId, o: objectId, f: fieldId };
-  const open = fieldId === undefined ? "f" : "v";
+function idPrefix(collection: string, prefix: Record<string, string>, open: string): ManyWrite {
   const equalities = Object.fromEntries(Object.entries(prefix).map(([key, value]) => [`_id.${key}`, value]));
   return {
-    collection: COLLECTION.recordKeys,
+    collection,
     filter: {
       _id: { $gte: { ...prefix, [open]: new MinKey() }, $lte: { ...prefix, [open]: new MaxKey() } },
       ...equalities,
     },
   };
+}
+
+/**
+ * The unique keys (record_keys) of the tenant's object, or of one of its fields: `_id` is
+ * `{t, o, f, v}` in that order (layout.ts), so they are one range of it.
+ */
+export function uniqueKeys(tenantId: string, objectId: string, fieldId?: string): ManyWrite {
+  return fieldId === undefined
+    ? idPrefix(COLLECTION.recordKeys, { t: tenantId, o: objectId }, "f")
+    : idPrefix(COLLECTION.recordKeys, { t: tenantId, o: objectId, f: fieldId }, "v");
+}
+
+/**
+ * The reference gates (write-skew.ts) of the tenant's records of an object, to delete with them:
+ * `_id` is `{t, o, u, g}` in that order (layout.ts), so they are one range of it.
+ */
+export function referenceGatesOf(tenantId: string, objectId: string): ManyWrite {
+  return idPrefix(COLLECTION.referenceGates, { t: tenantId, o: objectId }, "u");
 }
 
 /**
