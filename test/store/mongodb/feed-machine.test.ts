@@ -137,7 +137,18 @@ describe("the change feed's machine, on scripted streams", () => {
       });
       const scannedEntries = await feed.read(saved);
       expect(names(scannedEntries)).toEqual(["d2/0", "d3/0", "d3/1"]);
-      expect(scannedEntries[0]?.position).toMatchObject({ kind: "scan", origin: saved, readAt: time(20) });
+      // Each at its document's key in the stamp order: a stamp it read, or the read time it stamps with.
+      const key = (id: number, ct: ReturnType<typeof time>) => ({
+        kind: "scan",
+        ct,
+        lb: time(id, 0),
+        doc: outboxDoc(id, 1).id,
+      });
+      expect(scannedEntries.map((e) => e.position)).toEqual([
+        { ...key(2, time(11)), k: 0, last: true },
+        { ...key(3, time(20)), k: 0, last: false },
+        { ...key(3, time(20)), k: 1, last: true },
+      ] as FeedPosition[]);
       // Only the document no reader had stamped, with the scan's read time (its commit is at or before it).
       expect(feed.stamps).toEqual([{ id: outboxDoc(3, 1).id, ct: time(20) }]);
       const kinds = feed.actions.map((a) => a.type);

@@ -36,6 +36,11 @@ export interface ChangeStreamFeedOptions {
 export interface ChangeStreamFeed {
   /** The port's `readChanges`. @throws Error for a cursor that is not this engine's; the driver's error when the read fails. */
   read(after: FeedCursor | null, limit: number): Promise<ChangePage>;
+  /**
+   * Keeps nothing held once the reads under way are answered: the next read starts over from its
+   * position (retention deleted entries, which a read from behind a saved reader could be served).
+   */
+  forget(): void;
   close(): Promise<void>;
 }
 
@@ -160,14 +165,17 @@ export function createChangeStreamFeed(db: Db, options: ChangeStreamFeedOptions 
     return { entries, next: entries.at(-1)?.cursor ?? after };
   };
 
+  /** After the reads under way: the machine told the reader is gone (it keeps nothing), the stream closed. */
+  const forget = () => {
+    queue = queue.then(async () => {
+      holder.state = step(holder.state, { type: "readerGone" }).state;
+      await closeStream();
+    });
+  };
+
   const armIdle = () => {
     if (idle) clearTimeout(idle);
-    idle = setTimeout(() => {
-      queue = queue.then(async () => {
-        holder.state = step(holder.state, { type: "readerGone" }).state;
-        await closeStream();
-      });
-    }, idleCloseMs);
+    idle = setTimeout(forget, idleCloseMs);
     idle.unref?.();
   };
 
@@ -179,6 +187,7 @@ export function createChangeStreamFeed(db: Db, options: ChangeStreamFeedOptions 
       armIdle();
       return result;
     },
+    forget,
     async close() {
       if (idle) clearTimeout(idle);
       await queue;

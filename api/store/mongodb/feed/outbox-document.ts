@@ -53,6 +53,7 @@ export function outboxDocumentOf(stored: StoredOutboxDocument): OutboxDocument {
     entries: stored.e.map(({ requestId, ...entry }) =>
       requestId === null || requestId === undefined ? entry : { ...entry, requestId },
     ),
+    lb: fromTimestamp(stored.lb),
     ct: stored.ct ? fromTimestamp(stored.ct) : null,
   };
 }

@@ -6,8 +6,9 @@
  */
 import { type Document, ObjectId } from "mongodb";
 import type { ScanKey, ScanRequest } from "./feed-events.ts";
-import type { ClusterTime } from "./feed-position.ts";
+import type { ClusterTime, FeedPosition } from "./feed-position.ts";
 import { fromTimestamp, type StoredOutboxDocument, toTimestamp } from "./outbox-document.ts";
+import { stampOrderFilter } from "./readers-passed.ts";
 
 /** The scan's key: which half (stamped documents, then unstamped ones) and the last document read. */
 interface Key {
@@ -20,24 +21,24 @@ const FIRST: Key = { half: "stamped", last: null };
 /** The key a request goes on from (the first page's when none). */
 const keyOf = (request: ScanRequest): Key => (request.from as Key | null) ?? FIRST;
 
+/**
+ * The stamped documents a scan from the reader's place reads: from its commit time (a stream
+ * position), from its document's key (a scan position: that document again, for the entries after
+ * the place), all of them (the log's start). The feed drops the entries the reader has passed.
+ */
+function fromOrigin(origin: FeedPosition | null): Document {
+  if (origin === null) return { ct: { $ne: null } };
+  if (origin.kind === "scan") return stampOrderFilter(origin, "$gte");
+  return { ct: { $gte: toTimestamp(origin.ts) } };
+}
+
 /** The filter of the request's page (layout.ts, change_log_commit serves both halves in index order). */
 export function scanPageFilter(request: ScanRequest): Document {
   const key = keyOf(request);
   const { last } = key;
   if (key.half === "stamped") {
-    const from = request.origin ? { $gte: toTimestamp(request.origin.ts) } : { $ne: null };
-    const after = last?.ct
-      ? [
-          {
-            $or: [
-              { ct: { $gt: toTimestamp(last.ct) } },
-              { ct: toTimestamp(last.ct), lb: { $gt: toTimestamp(last.lb) } },
-              { ct: toTimestamp(last.ct), lb: toTimestamp(last.lb), _id: { $gt: new ObjectId(last.id) } },
-            ],
-          },
-        ]
-      : [];
-    return { $and: [{ ct: from }, ...after] };
+    const after = last?.ct ? [stampOrderFilter({ ct: last.ct, lb: last.lb, doc: last.id }, "$gt")] : [];
+    return { $and: [fromOrigin(request.origin), ...after] };
   }
   const after = last
     ? [
