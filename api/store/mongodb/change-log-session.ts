@@ -13,7 +13,8 @@ import type { RetentionWriter } from "../ports/retention-port.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { decodePosition, encodePosition, type FeedPosition } from "./feed/feed-position.ts";
 import { fromTimestamp, newOutboxDocument, type StoredOutboxDocument } from "./feed/outbox-document.ts";
-import { lagPipeline, passedByAll, passedDocuments } from "./feed/readers-passed.ts";
+import { planPrune, pruneCandidates } from "./feed/prune-plan.ts";
+import { lagPipeline, passedByAll } from "./feed/readers-passed.ts";
 
 interface SavedPosition {
   _id: string;
@@ -102,16 +103,17 @@ export function createChangeLogSession(
     async pruneChanges(before, limit) {
       const low = passedByAll(await savedPositions());
       if (low === null) return 0;
-      const ids = await outbox
-        .find({ ...passedDocuments(low), at: { $lt: before } }, { ...inUnit, projection: { _id: 1 } })
-        .sort({ at: 1 })
+      const candidates = await outbox
+        .find(pruneCandidates(low, before), inUnit)
+        .sort({ at: 1, _id: 1 })
         .limit(limit)
         .toArray();
-      if (ids.length === 0) return 0;
-      const { deletedCount } = await outbox.deleteMany({ _id: { $in: ids.map((row) => row._id) } }, inUnit);
+      const plan = planPrune(low, candidates, before, limit);
+      if (plan.deletes.length > 0) await outbox.deleteMany({ _id: { $in: plan.deletes } }, inUnit);
+      for (const trim of plan.trims) await outbox.updateOne({ _id: trim._id }, trim.update, inUnit);
       // Entries the feed holds for a read from behind a saved reader would outlive their deletion.
-      if (deletedCount > 0) feed.forget();
-      return deletedCount;
+      if (plan.entries > 0) feed.forget();
+      return plan.entries;
     },
     async flush() {
       if (unit === null || unit.length === 0 || session === null) return;

@@ -1,6 +1,7 @@
 /**
  * The store conformance suite's change-log retention and copy cases
- * (test/store/conformance/retention.ts, copy.ts), replayed step for step on
+ * (test/store/conformance/retention.ts, copy.ts) and those of change-log.ts
+ * a log of one partition and one process can replay, replayed step for step on
  * the MongoDB engine's pure logic over the documents it writes and stamps
  * (mingo-outbox.ts: mingo stands in for the server, which cannot run here;
  * it proves what the filters, orders and updates do to the documents, not
@@ -9,7 +10,7 @@
  * exactly what its reader has passed.
  */
 import { describe, expect, test } from "bun:test";
-import type { ChangeEntry } from "../../../api/model/record-values.ts";
+import type { ChangeEntry, FeedCursor } from "../../../api/model/record-values.ts";
 import { changeEntry } from "../conformance/fixtures.ts";
 import { replayedChangeLog } from "./mingo-outbox.ts";
 
@@ -80,4 +81,63 @@ describe("the conformance suite's change-log cases, replayed on the MongoDB engi
         expect(tail.map(({ cursor, ...entry }) => entry)).toEqual([...(units[1] ?? []), ...(units[2] ?? [])]);
       });
     });
+
+  describe("change-log.ts", () => {
+    test("entries read in commit order, one unit of work's contiguous and in the order appended, page by page", async () => {
+      const log = replayedChangeLog();
+      const first = [0, 1, 2].map((i) => changeEntry("ta", "m1", i));
+      const second = [0, 1].map((i) => changeEntry("ta", "m2", i));
+      log.append(first);
+      log.append(second);
+      for (const pageSize of [1, 2, 100]) {
+        const read: ChangeEntry[] = [];
+        let cursor: FeedCursor | null = null;
+        for (;;) {
+          const page = await log.readChanges(cursor, pageSize);
+          if (page.entries.length === 0) break;
+          read.push(...page.entries.map(({ cursor: _, ...entry }) => entry));
+          cursor = page.next;
+        }
+        expect(read).toEqual([...first, ...second]);
+      }
+      const whole = await log.readChanges(null, 100);
+      const afterSecond = await log.readChanges(whole.entries[1]?.cursor ?? null, 100);
+      expect(afterSecond.entries.map(({ cursor: _, ...entry }) => entry)).toEqual([
+        ...first.slice(2),
+        ...second,
+      ]);
+      expect(afterSecond.next).toBe(whole.next);
+    });
+
+    test("a reader's saved cursor, part-way through a unit of work read in a scan, reads on just after it in a new process", async () => {
+      const log = replayedChangeLog();
+      log.append([0, 1, 2].map((i) => changeEntry("ta", "m", i)));
+      const { entries } = await log.readChanges(null, 10);
+      log.reopen();
+      const rest = await log.readChanges(entries[1]?.cursor ?? null, 10);
+      expect(rest.entries.map(({ cursor: _, ...entry }) => entry)).toEqual(
+        entries.slice(2).map(({ cursor: _, ...entry }) => entry),
+      );
+    });
+
+    test("lag: the entries after a cursor and the first one's commit time, exact after retention", async () => {
+      const log = replayedChangeLog();
+      expect(log.changeLogLag(null)).toEqual({ changes: 0, oldestCommittedAt: null });
+      log.append([1000, 2000, 3000].map((at, i) => changeEntry("ta", `m${i}`, 0, at)));
+      const cursors = (await log.readChanges(null, 10)).entries.map((entry) => entry.cursor);
+      const [first, second, third] = cursors as [FeedCursor, FeedCursor, FeedCursor];
+      expect(log.changeLogLag(null)).toEqual({ changes: 3, oldestCommittedAt: 1000 });
+      expect(log.changeLogLag(first)).toEqual({ changes: 2, oldestCommittedAt: 2000 });
+      expect(log.changeLogLag(second)).toEqual({ changes: 1, oldestCommittedAt: 3000 });
+      expect(log.changeLogLag(third)).toEqual({ changes: 0, oldestCommittedAt: null });
+      log.setFeedPosition("main", first);
+      expect(log.pruneChanges(Date.now(), 10)).toBe(1);
+      expect(log.changeLogLag(first)).toEqual({ changes: 2, oldestCommittedAt: 2000 });
+      // What is left of the unit reads on from every cursor as before.
+      expect(mutations((await log.readChanges(null, 10)).entries)).toEqual(["m1", "m2"]);
+      expect(mutations((await log.readChanges(second, 10)).entries)).toEqual(["m2"]);
+      log.reopen();
+      expect(mutations((await log.readChanges(first, 10)).entries)).toEqual(["m1", "m2"]);
+    });
+  });
 });

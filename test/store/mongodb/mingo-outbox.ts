@@ -6,8 +6,8 @@
  * ordered as the server orders them), the feed's machine stepped by the
  * shell's own loop (answerRead), and every decision the engine's pure code's:
  * the scan pages' filter, order and key (scan-page.ts), the stamps' update,
- * the readers' passed places, retention's filter and the lag's pipeline
- * (readers-passed.ts). What this file adds is only what a replica set would
+ * the readers' passed places and the lag's pipeline (readers-passed.ts),
+ * retention's filter and plan (prune-plan.ts). What this file adds is only what a replica set would
  * do: a cluster clock (each unit of work commits one tick after the time its
  * session had seen), the change stream's events (the inserts committed after
  * where it was opened, in commit order), and a scan's snapshot (pages of one
@@ -36,7 +36,8 @@ import {
   type StoredOutboxDocument,
   toTimestamp,
 } from "../../../api/store/mongodb/feed/outbox-document.ts";
-import { lagPipeline, passedByAll, passedDocuments } from "../../../api/store/mongodb/feed/readers-passed.ts";
+import { planPrune, pruneCandidates } from "../../../api/store/mongodb/feed/prune-plan.ts";
+import { lagPipeline, passedByAll } from "../../../api/store/mongodb/feed/readers-passed.ts";
 import { nextScanKey, scanPageFilter, scanPageSort } from "../../../api/store/mongodb/feed/scan-page.ts";
 import type { ChangePage } from "../../../api/store/ports/change-log-port.ts";
 import { TimestampedCollection } from "./mingo-timestamps.ts";
@@ -133,6 +134,12 @@ export function replayedChangeLog(options: ReplayOptions = {}) {
     }
   };
 
+  /** A new feed, as another process (or the same after feed.forget) has: nothing held, no stream. */
+  const reopen = () => {
+    holder.state = step(holder.state, { type: "readerGone" }).state;
+    stream = null;
+  };
+
   const savedPositions = () => [...saved.values()].map((cursor) => decodePosition(cursor));
 
   return {
@@ -164,22 +171,22 @@ export function replayedChangeLog(options: ReplayOptions = {}) {
     pruneChanges(before: number, limit: number): number {
       const low = passedByAll(savedPositions());
       if (low === null) return 0;
-      const doomed = outbox
-        .find({ ...passedDocuments(low), at: { $lt: before } }, { sort: { at: 1 } })
-        .slice(0, limit);
-      for (const doc of doomed) outbox.deleteOne({ _id: doc._id });
+      const candidates = outbox
+        .find(pruneCandidates(low, before), { sort: { at: 1, _id: 1 } })
+        .slice(0, limit) as StoredOutboxDocument[];
+      const plan = planPrune(low, candidates, before, limit);
+      for (const _id of plan.deletes) outbox.deleteOne({ _id });
+      for (const trim of plan.trims) outbox.updateOne({ _id: trim._id }, trim.update);
       // As the session does (feed.forget): the feed keeps nothing it held once entries are deleted.
-      if (doomed.length > 0) {
-        holder.state = step(holder.state, { type: "readerGone" }).state;
-        stream = null;
-      }
-      return doomed.length;
+      if (plan.entries > 0) reopen();
+      return plan.entries;
     },
     /** The port's changeLogLag, with the session's pipeline. */
     changeLogLag(after: FeedCursor | null): { changes: number; oldestCommittedAt: number | null } {
       const [row] = outbox.aggregate(lagPipeline(decodePosition(after)));
       return { changes: row?.changes ?? 0, oldestCommittedAt: row?.oldest ?? null };
     },
+    reopen,
     /** The outbox's documents as stored (stamps included). */
     documents: docs,
     stampOf: (doc: StoredOutboxDocument) => (doc.ct ? fromTimestamp(doc.ct) : null),

@@ -70,7 +70,13 @@ export const entry = (name: string): ChangeEntry => ({
  */
 export function outboxDoc(id: number, n: number, ct: ClusterTime | null = null): OutboxDocument {
   const hex = id.toString(16).padStart(24, "0");
-  return { id: hex, entries: Array.from({ length: n }, (_, k) => entry(`d${id}/${k}`)), lb: time(id, 0), ct };
+  return {
+    id: hex,
+    entries: Array.from({ length: n }, (_, k) => entry(`d${id}/${k}`)),
+    lb: time(id, 0),
+    ct,
+    from: 0,
+  };
 }
 
 /** The stream's event for document `id` (n entries) committed at second `t`; its token is derived from both. */

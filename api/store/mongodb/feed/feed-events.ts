@@ -13,6 +13,8 @@ export interface OutboxDocument {
   entries: readonly ChangeEntry[];
   /** A cluster time its writer had seen, below its commit (the stamp order's second key). */
   lb: ClusterTime;
+  /** The unit's index of `entries[0]` (retention deletes a document's first entries once every reader passed them). */
+  from: number;
   /** Its commit time once a reader stamped it (or the read time of the scan that handed it); null before. */
   ct: ClusterTime | null;
 }

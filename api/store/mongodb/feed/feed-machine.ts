@@ -145,8 +145,9 @@ function received(held: Held, events: readonly StreamEvent[]): Transition {
   const arriving: PositionedEntry[] = [];
   const unstamped = new Map<string, ClusterTime>();
   for (const event of events) {
-    const last = event.doc.entries.length - 1;
-    event.doc.entries.forEach((entry, k) => {
+    const last = event.doc.from + event.doc.entries.length - 1;
+    event.doc.entries.forEach((entry, i) => {
+      const k = event.doc.from + i;
       if (!isAfter(event.ts, k, floor)) return;
       arriving.push({
         entry,
@@ -204,8 +205,9 @@ function scanned(
   const unstamped = new Map<string, ClusterTime>();
   for (const doc of docs) {
     const key = { ct: doc.ct ?? readAt, lb: doc.lb, doc: doc.id };
-    const last = doc.entries.length - 1;
-    doc.entries.forEach((entry, k) => {
+    const last = doc.from + doc.entries.length - 1;
+    doc.entries.forEach((entry, i) => {
+      const k = doc.from + i;
       if (doc.ct !== null && isEntryPassed(origin, key, k)) return;
       arriving.push({ entry, position: { kind: "scan", ...key, k, last: k === last } });
       if (doc.ct === null) unstamped.set(doc.id, readAt);

@@ -113,24 +113,30 @@ export function passedDocuments(low: FeedPosition): Document {
 
 /**
  * The lag's pipeline over the outbox: the entries a reader at `from` has not passed (those of
- * documents not stamped yet included) and the earliest commit time among their documents.
+ * documents not stamped yet included) and the earliest commit time among them (each document's
+ * first entry not passed: a document's `at` is its latest).
  */
 export function lagPipeline(from: FeedPosition | null): Document[] {
   let ahead: Document = {};
-  let left: unknown = "$n";
+  // Entries of the document the reader stopped part-way through: those after its `k` are left.
+  let partly: unknown = false;
   if (from?.kind === "stream") {
     const ts = toTimestamp(from.ts);
     ahead = { $or: [{ ct: null }, { ct: { $gte: ts } }] };
-    left = { $cond: [{ $eq: ["$ct", ts] }, { $subtract: ["$n", from.k + 1] }, "$n"] };
+    partly = { $eq: ["$ct", ts] };
   } else if (from?.kind === "scan") {
     ahead = { $or: [{ ct: null }, stampOrderFilter(from, "$gte")] };
-    const own = new ObjectId(from.doc);
-    left = { $cond: [{ $eq: ["$_id", own] }, { $subtract: ["$n", from.k + 1] }, "$n"] };
+    partly = { $eq: ["$_id", new ObjectId(from.doc)] };
   }
+  // The unit's entries up to `k` are passed; `o` of them retention has deleted already.
+  const skip =
+    from === null
+      ? 0
+      : { $cond: [partly, { $max: [0, { $subtract: [from.k + 1, { $ifNull: ["$o", 0] }] }] }, 0] };
   return [
     { $match: ahead },
-    { $project: { left, at: 1 } },
+    { $project: { left: { $subtract: ["$n", skip] }, first: { $arrayElemAt: ["$e.committedAt", skip] } } },
     { $match: { left: { $gt: 0 } } },
-    { $group: { _id: null, changes: { $sum: "$left" }, oldest: { $min: "$at" } } },
+    { $group: { _id: null, changes: { $sum: "$left" }, oldest: { $min: "$first" } } },
   ];
 }
