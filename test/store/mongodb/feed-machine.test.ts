@@ -186,6 +186,41 @@ describe("the change feed's machine, on scripted streams", () => {
     expect(feed.finished()).toBe(true);
   });
 
+  test("a read from a scan position (a restart) scans on from its document's key, dropping what the reader passed", async () => {
+    // Past entry 0 of document 3 (2 entries), handed by a scan that stamped it at second 20.
+    const inScan: FeedPosition = {
+      kind: "scan",
+      ct: time(20),
+      lb: time(3, 0),
+      doc: outboxDoc(3, 2).id,
+      k: 0,
+      last: false,
+    };
+    const feed = scripted({
+      openings: [{ expect: { startAtOperationTime: time(40) }, pulls: [[]] }],
+      scans: [
+        {
+          // The page asked from the position itself (scan-page.ts reads the stamped documents from its key).
+          expect: { origin: inScan, from: null, readAt: null },
+          answer: {
+            docs: [outboxDoc(3, 2, time(20)), outboxDoc(5, 1, time(20)), outboxDoc(6, 1, time(31))],
+            readAt: time(40),
+            next: { half: "unstamped" },
+          },
+        },
+        {
+          expect: { origin: inScan, from: { half: "unstamped" }, readAt: time(40) },
+          answer: { docs: [outboxDoc(7, 1, null)], readAt: time(40), next: null },
+        },
+      ],
+    });
+    const handed = await feed.read(inScan);
+    expect(names(handed)).toEqual(["d3/1", "d5/0", "d6/0", "d7/0"]);
+    expect(handed[0]?.position).toEqual({ ...inScan, k: 1, last: true });
+    expect(feed.stamps).toEqual([{ id: outboxDoc(7, 1).id, ct: time(40) }]);
+    expect(feed.finished()).toBe(true);
+  });
+
   test("a read from another position than the one held (a restart, the lease lost and taken back) keeps nothing and reopens there", async () => {
     const atFive: StreamPosition = { kind: "stream", ts: time(14), k: 0, last: true, token: ev5.token };
     const feed = scripted({
