@@ -59,7 +59,8 @@ export function createChangeLogSession(
   return {
     // One partition, one change stream over the outbox; readers per partition are the next step.
     feedPartitions: () => MONGODB_FEED_PARTITIONS,
-    readChanges: (partition, after, limit) => {
+    // Async, so that a partition the log lacks is a rejection, as every other failure of a read.
+    async readChanges(partition, after, limit) {
       assertTheOnePartition(partition);
       return feed.read(after, limit);
     },
