@@ -12,13 +12,9 @@ import type { ChangeLogReader, ChangeLogWriter } from "../ports/change-log-port.
 import type { RetentionWriter } from "../ports/retention-port.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
 import { decodePosition, encodePosition, type FeedPosition } from "./feed/feed-position.ts";
-import {
-  fromTimestamp,
-  newOutboxDocument,
-  type StoredOutboxDocument,
-  toTimestamp,
-} from "./feed/outbox-document.ts";
-import { passedByAll, passedDocuments, passedPosition } from "./feed/readers-passed.ts";
+import { fromTimestamp, newOutboxDocument, type StoredOutboxDocument } from "./feed/outbox-document.ts";
+import { planPrune, pruneCandidates } from "./feed/prune-plan.ts";
+import { lagPipeline, passedByAll } from "./feed/readers-passed.ts";
 
 interface SavedPosition {
   _id: string;
@@ -30,22 +26,6 @@ interface SavedPosition {
 export interface ChangeLogUnit {
   /** Inserts the unit's outbox document (nothing when none was appended). */
   flush(): Promise<void>;
-}
-
-/** The lag's pipeline: entries of the documents at or after `from` (those not stamped yet included), the first's time. */
-function lagPipeline(from: FeedPosition | null) {
-  const through = passedPosition(from);
-  const k = from?.kind === "stream" ? from.k : -1;
-  const after = through ? { ct: { $gte: toTimestamp(through.ts) } } : { ct: { $ne: null } };
-  const left = through
-    ? { $cond: [{ $eq: ["$ct", toTimestamp(through.ts)] }, { $subtract: ["$n", k + 1] }, "$n"] }
-    : "$n";
-  return [
-    { $match: { $or: [after, { ct: null }] } },
-    { $project: { left, at: 1 } },
-    { $match: { left: { $gt: 0 } } },
-    { $group: { _id: null, changes: { $sum: "$left" }, oldest: { $min: "$at" } } },
-  ];
 }
 
 /** The MongoDB engine's change log is one partition, read by one change stream. */
@@ -79,7 +59,8 @@ export function createChangeLogSession(
   return {
     // One partition, one change stream over the outbox; readers per partition are the next step.
     feedPartitions: () => MONGODB_FEED_PARTITIONS,
-    readChanges: (partition, after, limit) => {
+    // Async, so that a partition the log lacks is a rejection, as every other failure of a read.
+    async readChanges(partition, after, limit) {
       assertTheOnePartition(partition);
       return feed.read(after, limit);
     },
@@ -110,7 +91,7 @@ export function createChangeLogSession(
     async passedByAllReaders(partition) {
       assertTheOnePartition(partition);
       const low = passedByAll(await savedPositions());
-      // The earliest reader's own place (or its scan's origin): a cursor readChanges goes on from.
+      // The lowest reader's own place (in a scan or the stream): a cursor readChanges goes on from.
       return low === null ? null : encodePosition(low);
     },
     async importChanges(entries) {
@@ -123,14 +104,17 @@ export function createChangeLogSession(
     async pruneChanges(before, limit) {
       const low = passedByAll(await savedPositions());
       if (low === null) return 0;
-      const ids = await outbox
-        .find({ ...passedDocuments(low), at: { $lt: before } }, { ...inUnit, projection: { _id: 1 } })
-        .sort({ at: 1 })
+      const candidates = await outbox
+        .find(pruneCandidates(low, before), inUnit)
+        .sort({ at: 1, _id: 1 })
         .limit(limit)
         .toArray();
-      if (ids.length === 0) return 0;
-      const { deletedCount } = await outbox.deleteMany({ _id: { $in: ids.map((row) => row._id) } }, inUnit);
-      return deletedCount;
+      const plan = planPrune(low, candidates, before, limit);
+      if (plan.deletes.length > 0) await outbox.deleteMany({ _id: { $in: plan.deletes } }, inUnit);
+      for (const trim of plan.trims) await outbox.updateOne({ _id: trim._id }, trim.update, inUnit);
+      // Entries the feed holds for a read from behind a saved reader would outlive their deletion.
+      if (plan.entries > 0) feed.forget();
+      return plan.entries;
     },
     async flush() {
       if (unit === null || unit.length === 0 || session === null) return;

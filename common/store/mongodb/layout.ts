@@ -187,7 +187,7 @@ export const LAYOUT: readonly CollectionLayout[] = [
   {
     name: COLLECTION.changeLog,
     document:
-      "{_id: ObjectId, t: tenant id, e: [change entries of one unit of work], n: entries, lb: Timestamp below the commit, ct?: commit Timestamp, at: commit time ms (the latest of its entries')}",
+      "{_id: ObjectId, t: tenant id, e: [change entries of one unit of work], n: entries, o?: entries retention deleted from its start, lb: Timestamp below the commit, ct?: commit Timestamp, at: commit time ms (the latest of its entries')}",
     indexes: [
       {
         name: "change_log_commit",

@@ -137,7 +137,18 @@ describe("the change feed's machine, on scripted streams", () => {
       });
       const scannedEntries = await feed.read(saved);
       expect(names(scannedEntries)).toEqual(["d2/0", "d3/0", "d3/1"]);
-      expect(scannedEntries[0]?.position).toMatchObject({ kind: "scan", origin: saved, readAt: time(20) });
+      // Each at its document's key in the stamp order: a stamp it read, or the read time it stamps with.
+      const key = (id: number, ct: ReturnType<typeof time>) => ({
+        kind: "scan",
+        ct,
+        lb: time(id, 0),
+        doc: outboxDoc(id, 1).id,
+      });
+      expect(scannedEntries.map((e) => e.position)).toEqual([
+        { ...key(2, time(11)), k: 0, last: true },
+        { ...key(3, time(20)), k: 0, last: false },
+        { ...key(3, time(20)), k: 1, last: true },
+      ] as FeedPosition[]);
       // Only the document no reader had stamped, with the scan's read time (its commit is at or before it).
       expect(feed.stamps).toEqual([{ id: outboxDoc(3, 1).id, ct: time(20) }]);
       const kinds = feed.actions.map((a) => a.type);
@@ -172,6 +183,41 @@ describe("the change feed's machine, on scripted streams", () => {
     const second = await feed.read(after(first), 2);
     expect(names(second)).toEqual(["d3/0"]);
     expect(await feed.read(after(second), 2)).toEqual([]);
+    expect(feed.finished()).toBe(true);
+  });
+
+  test("a read from a scan position (a restart) scans on from its document's key, dropping what the reader passed", async () => {
+    // Past entry 0 of document 3 (2 entries), handed by a scan that stamped it at second 20.
+    const inScan: FeedPosition = {
+      kind: "scan",
+      ct: time(20),
+      lb: time(3, 0),
+      doc: outboxDoc(3, 2).id,
+      k: 0,
+      last: false,
+    };
+    const feed = scripted({
+      openings: [{ expect: { startAtOperationTime: time(40) }, pulls: [[]] }],
+      scans: [
+        {
+          // The page asked from the position itself (scan-page.ts reads the stamped documents from its key).
+          expect: { origin: inScan, from: null, readAt: null },
+          answer: {
+            docs: [outboxDoc(3, 2, time(20)), outboxDoc(5, 1, time(20)), outboxDoc(6, 1, time(31))],
+            readAt: time(40),
+            next: { half: "unstamped" },
+          },
+        },
+        {
+          expect: { origin: inScan, from: { half: "unstamped" }, readAt: time(40) },
+          answer: { docs: [outboxDoc(7, 1, null)], readAt: time(40), next: null },
+        },
+      ],
+    });
+    const handed = await feed.read(inScan);
+    expect(names(handed)).toEqual(["d3/1", "d5/0", "d6/0", "d7/0"]);
+    expect(handed[0]?.position).toEqual({ ...inScan, k: 1, last: true });
+    expect(feed.stamps).toEqual([{ id: outboxDoc(7, 1).id, ct: time(40) }]);
     expect(feed.finished()).toBe(true);
   });
 

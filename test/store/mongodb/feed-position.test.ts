@@ -25,14 +25,15 @@ const stream: StreamPosition = {
 };
 const scan: FeedPosition = {
   kind: "scan",
-  origin: stream,
-  readAt: { t: 1_700_000_100, i: 1 },
+  ct: { t: 1_700_000_100, i: 1 },
+  lb: { t: 1_699_999_990, i: 7 },
   doc: "65a1b2c3d4e5f60718293a4b",
   k: 0,
+  last: false,
 };
 
 describe("cursors", () => {
-  test.each([stream, scan, { ...scan, origin: null }] as FeedPosition[])("round trip: %o", (position) => {
+  test.each([stream, scan, { ...scan, k: 3, last: true }] as FeedPosition[])("round trip: %o", (position) => {
     const cursor = encodePosition(position);
     expect(cursor).toStartWith("mdb1:");
     expect(decodePosition(cursor)).toEqual(position);
@@ -60,6 +61,8 @@ describe("cursors", () => {
     encodePosition(stream).replace("mdb1:", "mdb2:"),
     `mdb1:${Buffer.from(JSON.stringify({ ...stream, k: -1 })).toString("base64url")}`,
     `mdb1:${Buffer.from(JSON.stringify({ ...stream, token: "not hex" })).toString("base64url")}`,
+    // A scan position of the first design (its scan's origin and read time, no stamp key).
+    `mdb1:${Buffer.from(JSON.stringify({ kind: "scan", origin: null, readAt: scan.ct, doc: scan.doc, k: 0 })).toString("base64url")}`,
   ])("a cursor not of this engine's is refused: %s", (cursor) => {
     expect(() => decodePosition(cursor as FeedCursor)).toThrow(
       "not a change-log cursor of the MongoDB store",

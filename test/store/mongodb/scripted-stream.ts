@@ -64,10 +64,19 @@ export const entry = (name: string): ChangeEntry => ({
   committedAt: 1_700_000_000_000,
 });
 
-/** An outbox document `id` (24 hex digits made from a number) holding entries `<id>/0` … `<id>/<n-1>`. */
+/**
+ * An outbox document `id` (24 hex digits made from a number) holding entries `<id>/0` … `<id>/<n-1>`;
+ * its writer had seen second `id` (its `lb`), below any commit time the scripts give it.
+ */
 export function outboxDoc(id: number, n: number, ct: ClusterTime | null = null): OutboxDocument {
   const hex = id.toString(16).padStart(24, "0");
-  return { id: hex, entries: Array.from({ length: n }, (_, k) => entry(`d${id}/${k}`)), ct };
+  return {
+    id: hex,
+    entries: Array.from({ length: n }, (_, k) => entry(`d${id}/${k}`)),
+    lb: time(id, 0),
+    ct,
+    from: 0,
+  };
 }
 
 /** The stream's event for document `id` (n entries) committed at second `t`; its token is derived from both. */

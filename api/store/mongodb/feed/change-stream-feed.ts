@@ -6,13 +6,13 @@
  * stream left unread for `idleCloseMs` is closed (its reader has lost the
  * lease or stopped), keeping nothing.
  */
-import type { ChangeStream, ChangeStreamDocument, Collection, Db, Document } from "mongodb";
+import type { ChangeStream, ChangeStreamDocument, Collection, Db } from "mongodb";
 import { ObjectId } from "mongodb";
 import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
 import type { FeedCursor } from "../../../model/record-values.ts";
 import type { ChangePage } from "../../ports/change-log-port.ts";
 import { answerRead, type OutsideAction } from "./answer-read.ts";
-import type { FeedEvent, OutboxDocument, ScanKey, ScanRequest, StreamEvent } from "./feed-events.ts";
+import type { FeedEvent, OutboxDocument, ScanRequest, StreamEvent } from "./feed-events.ts";
 import { CLOSED, type FeedState, step } from "./feed-machine.ts";
 import { type ClusterTime, decodePosition, encodePosition, type ResumePoint } from "./feed-position.ts";
 import {
@@ -21,6 +21,7 @@ import {
   type StoredOutboxDocument,
   toTimestamp,
 } from "./outbox-document.ts";
+import { nextScanKey, scanPageFilter, scanPageSort } from "./scan-page.ts";
 
 export interface ChangeStreamFeedOptions {
   /** How long a pull waits on the server for new events before answering with none, ms (default 50). */
@@ -35,47 +36,15 @@ export interface ChangeStreamFeedOptions {
 export interface ChangeStreamFeed {
   /** The port's `readChanges`. @throws Error for a cursor that is not this engine's; the driver's error when the read fails. */
   read(after: FeedCursor | null, limit: number): Promise<ChangePage>;
+  /**
+   * Keeps nothing held once the reads under way are answered: the next read starts over from its
+   * position (retention deleted entries, which a read from behind a saved reader could be served).
+   */
+  forget(): void;
   close(): Promise<void>;
 }
 
 type Outbox = Collection<StoredOutboxDocument>;
-
-/** The scan's key: which half (stamped documents, then unstamped ones) and the last document read. */
-interface Key {
-  half: "stamped" | "unstamped";
-  last: { ct: ClusterTime | null; lb: ClusterTime; id: string } | null;
-}
-
-/** The filter of a scan page (layout.ts, change_log_commit serves both halves in index order). */
-function pageFilter(request: ScanRequest, key: Key): Document {
-  const { last } = key;
-  if (key.half === "stamped") {
-    const from = request.origin ? { $gte: toTimestamp(request.origin.ts) } : { $ne: null };
-    const after = last?.ct
-      ? [
-          {
-            $or: [
-              { ct: { $gt: toTimestamp(last.ct) } },
-              { ct: toTimestamp(last.ct), lb: { $gt: toTimestamp(last.lb) } },
-              { ct: toTimestamp(last.ct), lb: toTimestamp(last.lb), _id: { $gt: new ObjectId(last.id) } },
-            ],
-          },
-        ]
-      : [];
-    return { $and: [{ ct: from }, ...after] };
-  }
-  const after = last
-    ? [
-        {
-          $or: [
-            { lb: { $gt: toTimestamp(last.lb) } },
-            { lb: toTimestamp(last.lb), _id: { $gt: new ObjectId(last.id) } },
-          ],
-        },
-      ]
-    : [];
-  return { $and: [{ ct: null }, ...after] };
-}
 
 /** The cluster time a majority has committed: the scan reads at it, so the stream can go on from it. */
 async function majorityTime(db: Db): Promise<ClusterTime> {
@@ -88,31 +57,22 @@ async function majorityTime(db: Db): Promise<ClusterTime> {
 /** One page of the outbox scan, read at `readAt` (a snapshot), in the change_log_commit index's order. */
 async function scanPage(db: Db, request: ScanRequest, page: number): Promise<FeedEvent> {
   const readAt = request.readAt ?? (await majorityTime(db));
-  const key = (request.from as Key | null) ?? { half: "stamped", last: null };
   const reply = await db.command({
     find: COLLECTION.changeLog,
-    filter: pageFilter(request, key),
-    sort: key.half === "stamped" ? { ct: 1, lb: 1, _id: 1 } : { lb: 1, _id: 1 },
+    filter: scanPageFilter(request),
+    sort: scanPageSort(request),
     hint: "change_log_commit",
     limit: page,
     singleBatch: true,
     readConcern: { level: "snapshot", atClusterTime: toTimestamp(readAt) },
   });
   const stored = (reply.cursor?.firstBatch ?? []) as StoredOutboxDocument[];
-  const docs = stored.map(outboxDocumentOf);
-  const lastStored = stored.at(-1);
-  let next: Key | null = null;
-  if (stored.length === page && lastStored)
-    next = {
-      half: key.half,
-      last: {
-        ct: lastStored.ct ? fromTimestamp(lastStored.ct) : null,
-        lb: fromTimestamp(lastStored.lb),
-        id: lastStored._id.toHexString(),
-      },
-    };
-  else if (key.half === "stamped") next = { half: "unstamped", last: null };
-  return { type: "scanned", docs, readAt, next: next as ScanKey | null };
+  return {
+    type: "scanned",
+    docs: stored.map(outboxDocumentOf),
+    readAt,
+    next: nextScanKey(request, stored, page),
+  };
 }
 
 /** A change-stream event as the machine reads it; an invalidate (the outbox dropped or renamed) is an error. */
@@ -205,14 +165,17 @@ export function createChangeStreamFeed(db: Db, options: ChangeStreamFeedOptions 
     return { entries, next: entries.at(-1)?.cursor ?? after };
   };
 
+  /** After the reads under way: the machine told the reader is gone (it keeps nothing), the stream closed. */
+  const forget = () => {
+    queue = queue.then(async () => {
+      holder.state = step(holder.state, { type: "readerGone" }).state;
+      await closeStream();
+    });
+  };
+
   const armIdle = () => {
     if (idle) clearTimeout(idle);
-    idle = setTimeout(() => {
-      queue = queue.then(async () => {
-        holder.state = step(holder.state, { type: "readerGone" }).state;
-        await closeStream();
-      });
-    }, idleCloseMs);
+    idle = setTimeout(forget, idleCloseMs);
     idle.unref?.();
   };
 
@@ -224,6 +187,7 @@ export function createChangeStreamFeed(db: Db, options: ChangeStreamFeedOptions 
       armIdle();
       return result;
     },
+    forget,
     async close() {
       if (idle) clearTimeout(idle);
       await queue;

@@ -4,13 +4,17 @@
  * asks for (actions), and the outbox documents and stream events they carry.
  */
 import type { ChangeEntry } from "../../../model/record-values.ts";
-import type { ClusterTime, FeedPosition, ResumePoint, StreamPosition } from "./feed-position.ts";
+import type { ClusterTime, FeedPosition, ResumePoint } from "./feed-position.ts";
 
 /** An outbox document as the feed reads it: one unit of work's entries. */
 export interface OutboxDocument {
   /** The ObjectId, as hex. */
   id: string;
   entries: readonly ChangeEntry[];
+  /** A cluster time its writer had seen, below its commit (the stamp order's second key). */
+  lb: ClusterTime;
+  /** The unit's index of `entries[0]` (retention deletes a document's first entries once every reader passed them). */
+  from: number;
   /** Its commit time once a reader stamped it (or the read time of the scan that handed it); null before. */
   ct: ClusterTime | null;
 }
@@ -27,9 +31,12 @@ export interface StreamEvent {
 /** Where the next page of a scan goes on from (the shell's; the machine hands it back). */
 export type ScanKey = Readonly<Record<string, unknown>>;
 
-/** A scan's page to read: documents after `origin` (all when null), from `from`, at `readAt` (null: now). */
+/**
+ * A scan's page to read: the entries after the reader's place `origin` (all when null: the log's
+ * start), from `from`, at `readAt` (null: now).
+ */
 export interface ScanRequest {
-  origin: StreamPosition | null;
+  origin: FeedPosition | null;
   from: ScanKey | null;
   readAt: ClusterTime | null;
 }

@@ -16,10 +16,12 @@
  *   or already received, are dropped (a resume may show some again).
  * - A resumable error reopens the stream from the last event received, up to
  *   MAX_FAILURES times in a row; then the read fails (the reader retries).
- * - History lost (the oplog has rolled past the position): the outbox is
- *   scanned from the reader's position, page by page at one snapshot, and
- *   the stream reopened at that snapshot's time, dropping what it shows up to
- *   that time.
+ * - History lost (the oplog has rolled past the position), or a read from
+ *   the log's start or from a scan position: the outbox is scanned from the
+ *   reader's position, page by page at one snapshot, and the stream reopened
+ *   at that snapshot's time, dropping what it shows up to that time. A scan
+ *   hands each entry at its document's key in the stamp order, so a reader
+ *   saved in a scan goes on exactly after it (readers-passed.ts).
  * - Before entries are handed, their outbox documents are stamped with
  *   their commit time (a scan's, with its read time), so that a later scan
  *   knows what has been handed (docs/mongodb-layout.md, "The change feed").
@@ -40,9 +42,9 @@ import {
   type FeedPosition,
   type ResumePoint,
   resumeFrom,
-  type StreamPosition,
   samePosition,
 } from "./feed-position.ts";
+import { isEntryPassed } from "./readers-passed.ts";
 import { classifyStreamError } from "./stream-errors.ts";
 
 /** Stream entries at or before this are dropped (`k` Infinity: everything at `ts`). */
@@ -63,7 +65,8 @@ interface Held {
 }
 
 interface Scan {
-  origin: StreamPosition | null;
+  /** The reader's place the scan started from (null: the log's start). */
+  origin: FeedPosition | null;
   readAt: ClusterTime | null;
   next: ScanKey | null;
 }
@@ -92,9 +95,7 @@ const at = (state: FeedState, ...actions: FeedAction[]): Transition => ({ state,
 const isAfter = (ts: ClusterTime, k: number, floor: Floor | null) =>
   floor === null || compareTimes(ts, floor.ts) > 0 || (compareTimes(ts, floor.ts) === 0 && k > floor.k);
 const hand = (held: Held): FeedAction => ({ type: "hand", entries: held.entries.slice(0, held.limit) });
-const originOf = (base: FeedPosition | null): StreamPosition | null =>
-  base === null ? null : base.kind === "stream" ? base : base.origin;
-const scanFrom = (held: Held, origin: StreamPosition | null): Transition => {
+const scanFrom = (held: Held, origin: FeedPosition | null): Transition => {
   const scan: Scan = { origin, readAt: null, next: null };
   return at(
     { phase: "scanning", held: { ...held, entries: [] }, scan },
@@ -105,10 +106,10 @@ const scanFrom = (held: Held, origin: StreamPosition | null): Transition => {
 /** The request for a scan's next page. */
 const nextPage = (scan: Scan): ScanRequest => ({ origin: scan.origin, from: scan.next, readAt: scan.readAt });
 
-/** A fresh start from the reader's position: a scan from the log's start or a scan's origin, else the stream after it. */
+/** A fresh start from the reader's position: a scan from the log's start or a scan position, else the stream after it. */
 function start(after: FeedPosition | null, limit: number): Transition {
   const held: Held = { base: after, entries: [], limit, failures: 0, floor: null, resume: null };
-  if (after === null || after.kind === "scan") return scanFrom(held, originOf(after));
+  if (after === null || after.kind === "scan") return scanFrom(held, after);
   const floored = { ...held, floor: { ts: after.ts, k: after.k }, resume: resumeFrom(after) };
   return at({ phase: "opening", held: floored }, { type: "open", from: resumeFrom(after) });
 }
@@ -144,8 +145,9 @@ function received(held: Held, events: readonly StreamEvent[]): Transition {
   const arriving: PositionedEntry[] = [];
   const unstamped = new Map<string, ClusterTime>();
   for (const event of events) {
-    const last = event.doc.entries.length - 1;
-    event.doc.entries.forEach((entry, k) => {
+    const last = event.doc.from + event.doc.entries.length - 1;
+    event.doc.entries.forEach((entry, i) => {
+      const k = event.doc.from + i;
       if (!isAfter(event.ts, k, floor)) return;
       arriving.push({
         entry,
@@ -187,7 +189,11 @@ function stamped(state: FeedState & { phase: "stamping" }): Transition {
   return at({ phase: "scanning", held, scan: then }, { type: "scan", request: nextPage(then) });
 }
 
-/** A page of the outbox scan: its entries held (minus those at or before the origin), the next page or the stream. */
+/**
+ * A page of the outbox scan: its entries held (minus those the reader had passed), each at its
+ * document's key in the stamp order (one it stamps now: at the read time, after every stamp it
+ * read), then the next page or the stream.
+ */
 function scanned(
   state: FeedState & { phase: "scanning" },
   docs: readonly OutboxDocument[],
@@ -195,13 +201,15 @@ function scanned(
   next: ScanKey | null,
 ): Transition {
   const { origin } = state.scan;
-  const floor = origin === null ? null : { ts: origin.ts, k: origin.k };
   const arriving: PositionedEntry[] = [];
   const unstamped = new Map<string, ClusterTime>();
   for (const doc of docs) {
-    doc.entries.forEach((entry, k) => {
-      if (doc.ct !== null && !isAfter(doc.ct, k, floor)) return;
-      arriving.push({ entry, position: { kind: "scan", origin, readAt, doc: doc.id, k } });
+    const key = { ct: doc.ct ?? readAt, lb: doc.lb, doc: doc.id };
+    const last = doc.from + doc.entries.length - 1;
+    doc.entries.forEach((entry, i) => {
+      const k = doc.from + i;
+      if (doc.ct !== null && isEntryPassed(origin, key, k)) return;
+      arriving.push({ entry, position: { kind: "scan", ...key, k, last: k === last } });
       if (doc.ct === null) unstamped.set(doc.id, readAt);
     });
   }
@@ -229,7 +237,7 @@ function failed(state: Exclude<FeedState, { phase: "closed" }>, error: unknown):
     return at(again.state, ...again.actions);
   }
   if (kind === "historyLost") {
-    const again = scanFrom(held, originOf(held.base));
+    const again = scanFrom(held, held.base);
     return at(again.state, { type: "close" }, ...again.actions);
   }
   if (held.resume === null) return at(CLOSED, { type: "close" }, { type: "fail", error });

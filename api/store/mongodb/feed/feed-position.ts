@@ -7,10 +7,12 @@
  * their cluster time and an entry's place is (cluster time, index in its
  * document): comparable, so an event seen again after a resume is recognised
  * and dropped. A stream position also keeps the event's resume token, to
- * reopen the stream just after it. While the feed recovers from a change
- * stream that lost its history (an outbox scan), entries are placed in the
- * scan instead: the position the scan started from, the time it read at,
- * and the document and index reached.
+ * reopen the stream just after it. While the feed reads the outbox instead
+ * (from the log's start, or after the stream lost its history: a scan), an
+ * entry's place is its document's key in the stamp order (its stamp `ct`,
+ * then `lb`, then `_id`: the order a scan hands documents in, and the
+ * change_log_commit index's) and its index there: a scan position says
+ * exactly which documents its reader has passed, and a scan goes on from it.
  */
 import type { FeedCursor } from "../../../model/record-values.ts";
 
@@ -30,13 +32,18 @@ export interface StreamPosition {
   token: string;
 }
 
-/** Just past entry `k` of outbox document `doc`, handed by a scan from `origin` (null: the log's start) read at `readAt`. */
+/**
+ * Just past entry `k` of outbox document `doc`, handed by a scan: the document's key in the stamp
+ * order (`ct` its stamp as the scan handed it, the scan's read time for one it stamped itself;
+ * `lb`; `doc` its `_id` as hex). `last` when `k` is the document's last entry.
+ */
 export interface ScanPosition {
   kind: "scan";
-  origin: StreamPosition | null;
-  readAt: ClusterTime;
+  ct: ClusterTime;
+  lb: ClusterTime;
   doc: string;
   k: number;
+  last: boolean;
 }
 
 export type FeedPosition = StreamPosition | ScanPosition;
@@ -83,11 +90,12 @@ function isScan(value: unknown): value is ScanPosition {
     typeof p === "object" &&
     p !== null &&
     p.kind === "scan" &&
-    (p.origin === null || isStream(p.origin)) &&
-    isTime(p.readAt) &&
+    isTime(p.ct) &&
+    isTime(p.lb) &&
     typeof p.doc === "string" &&
     /^[0-9a-f]{24}$/.test(p.doc) &&
-    UINT(p.k)
+    UINT(p.k) &&
+    typeof p.last === "boolean"
   );
 }
 
@@ -99,14 +107,8 @@ function canonical(position: FeedPosition): FeedPosition {
     const { ts, k, last, token } = position;
     return { kind: "stream", ts: time(ts), k, last, token };
   }
-  const { origin, readAt, doc, k } = position;
-  return {
-    kind: "scan",
-    origin: origin && (canonical(origin) as StreamPosition),
-    readAt: time(readAt),
-    doc,
-    k,
-  };
+  const { ct, lb, doc, k, last } = position;
+  return { kind: "scan", ct: time(ct), lb: time(lb), doc, k, last };
 }
 
 /** The position as a cursor. */

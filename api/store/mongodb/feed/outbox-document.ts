@@ -14,8 +14,12 @@ export interface StoredOutboxDocument {
   _id: ObjectId;
   /** The first entry's tenant (a unit of work writes for one tenant; one copying a store, importChanges, for several). */
   t: string;
+  /** The unit's entries, but for the first `o` retention has deleted. */
   e: ChangeEntry[];
+  /** How many `e` holds. */
   n: number;
+  /** How many of the unit's first entries retention deleted (absent: none): `e[i]` is the unit's entry `o + i`. */
+  o?: number;
   /** A cluster time the unit of work had seen before it wrote this: below its commit time. */
   lb: Timestamp;
   /** The commit time, once a feed reader stamped it (a fallback scan stamps its read time). */
@@ -53,6 +57,8 @@ export function outboxDocumentOf(stored: StoredOutboxDocument): OutboxDocument {
     entries: stored.e.map(({ requestId, ...entry }) =>
       requestId === null || requestId === undefined ? entry : { ...entry, requestId },
     ),
+    lb: fromTimestamp(stored.lb),
     ct: stored.ct ? fromTimestamp(stored.ct) : null,
+    from: stored.o ?? 0,
   };
 }
