@@ -10,7 +10,7 @@ import type { ClientSession, Db } from "mongodb";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
 import type { RecordWriter } from "../ports/records-port.ts";
-import { sequenceCounterId } from "./sequence-counters.ts";
+import { sequenceCounterId } from "./records/sequence-counters.ts";
 import { catalogueCounterRef } from "./write-skew.ts";
 
 interface Counter {

@@ -8,15 +8,15 @@ import type { ClientSession, Db } from "mongodb";
 import { createDeliveryLogSession } from "../../../common/delivery-log/mongodb/delivery-log-session.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { StoreWriter } from "../store.ts";
-import { createCatalogueSession } from "./catalogue-session.ts";
+import { createCatalogueSession } from "./catalogue/catalogue-session.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
-import { createConfigSession } from "./config-session.ts";
+import { createConfigSession } from "./config-vars/config-session.ts";
 import { createCounterSession } from "./counter-session.ts";
 import type { ChangeStreamFeed } from "./feed/change-stream-feed.ts";
-import { createIdentitySession } from "./identity-session.ts";
-import { createRecordReadSession } from "./record-read-session.ts";
-import { createRecordWriteSession } from "./record-write-session.ts";
-import { createWebhookSession } from "./webhook-session.ts";
+import { createIdentitySession } from "./identity/identity-session.ts";
+import { createRecordReadSession } from "./records/record-read-session.ts";
+import { createRecordWriteSession } from "./records/record-write-session.ts";
+import { createWebhookSession } from "./webhooks/webhook-session.ts";
 
 export interface MongoSession {
   store: StoreWriter;

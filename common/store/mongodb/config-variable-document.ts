@@ -2,7 +2,7 @@
  * The `config_variables` collection of the MongoDB store as both processes
  * meet it (layout.ts): one document per variable, the filters that find a
  * tenant's variables, and what a delivery reads of them. The API's store
- * maps whole variables (api/store/mongodb/config-mapping.ts); the dispatcher
+ * maps whole variables (api/store/mongodb/config-vars/config-mapping.ts); the dispatcher
  * reads the ones a template names (`variablesFilter`, `toStoredVariable`).
  * Pure. Strings compare by code point: the collection's collation is the
  * simple one (its default), which the API's reads also pass explicitly.

@@ -3,7 +3,7 @@
  * (layout.ts): one document per webhook, the filters and updates that find
  * and change one, and the tenant's webhook set version (its `webhooks`
  * counter). The API's store maps whole definitions
- * (api/store/mongodb/webhook-mapping.ts); the dispatcher reads what a
+ * (api/store/mongodb/webhooks/webhook-mapping.ts); the dispatcher reads what a
  * delivery needs (`toDeliveryWebhook`) and disables one on 410 Gone
  * (`disableWebhookUpdate`, then bumpWebhookSetVersion of webhook-writes.ts).
  * Pure: documents in, documents out.

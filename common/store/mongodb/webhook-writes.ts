@@ -1,7 +1,7 @@
 /**
  * The one webhook write both processes share on MongoDB, as a thin driver
  * call over webhook-document.ts: moving the tenant's webhook set version.
- * The API's webhook writes call it (api/store/mongodb/webhook-session.ts);
+ * The API's webhook writes call it (api/store/mongodb/webhooks/webhook-session.ts);
  * so does the dispatcher's disable on 410 Gone, after its update
  * (webhookFilter + disableWebhookUpdate) matched a webhook. Each call takes
  * the ClientSession of the transaction the webhook write belongs to: the

@@ -1,5 +1,5 @@
 /**
- * The MongoDB engine's config variables, pure (api/store/mongodb/config-mapping.ts,
+ * The MongoDB engine's config variables, pure (api/store/mongodb/config-vars/config-mapping.ts,
  * common/store/mongodb/config-variable-document.ts): a variable as a document
  * and back through the driver's BSON, and the filters, sort and upsert of the
  * API's members and of the dispatcher's read, run by mingo over documents of
@@ -14,7 +14,7 @@ import {
   CONFIG_VARIABLE_LIST_SORT,
   putConfigVariableUpdate,
   toConfigVariable,
-} from "../../../api/store/mongodb/config-mapping.ts";
+} from "../../../api/store/mongodb/config-vars/config-mapping.ts";
 import { MQL_COLLATION } from "../../../api/store/mongodb/query/mql-layout.ts";
 import type { ConfigVariable } from "../../../api/store/ports/config-port.ts";
 import {

@@ -1,5 +1,5 @@
 /**
- * The MongoDB engine's identity documents and queries (api/store/mongodb/identity-documents.ts),
+ * The MongoDB engine's identity documents and queries (api/store/mongodb/identity/identity-documents.ts),
  * the whole of the aggregate's logic: tenants, users and tokens to documents and back through the
  * driver's own BSON serializer (what a read returns), and the filters, orders and updates the
  * members send, run by mingo over in-memory collections of documents of the engine's shape, with
@@ -40,7 +40,7 @@ import {
   userByNameFilter,
   userDocument,
   userFilter,
-} from "../../../api/store/mongodb/identity-documents.ts";
+} from "../../../api/store/mongodb/identity/identity-documents.ts";
 import type { Tenant, TokenRecord, User } from "../../../api/store/ports/identity-port.ts";
 
 /** What the server would hand back: the document through the driver's BSON and back. */

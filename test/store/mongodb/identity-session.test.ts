@@ -1,5 +1,5 @@
 /**
- * The identity members of the MongoDB store (api/store/mongodb/identity-session.ts) where they can
+ * The identity members of the MongoDB store (api/store/mongodb/identity/identity-session.ts) where they can
  * be held to something without a server (none can run on this machine): a taken name's duplicate
  * key becomes the ConflictError the other engines raise, worded as theirs (driver-errors.ts,
  * `uniquely`), through the driver's REAL `withTransaction` on a session of a client that never

@@ -1,5 +1,5 @@
 /**
- * The MongoDB record lists as the engine runs them (api/store/mongodb/record-read-session.ts): the
+ * The MongoDB record lists as the engine runs them (api/store/mongodb/records/record-read-session.ts): the
  * compiled pipelines (query/list-pipeline.ts) over the engine's own layout (record-layout.ts: every
  * standard object's records in `standard_records`, keyed by tenant and object id), run by mingo,
  * and their documents decoded by decode-record.ts into listed records: the fields asked for and no
@@ -19,13 +19,13 @@ import { parseOrderBy } from "../../../api/eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
 import { findField } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
-import { decodeListed, listedRecordOf } from "../../../api/store/mongodb/decode-record.ts";
 import {
   countPipeline,
   listPipeline,
   relatedPipeline,
 } from "../../../api/store/mongodb/query/list-pipeline.ts";
-import { recordCollectionOf, recordLayout } from "../../../api/store/mongodb/record-layout.ts";
+import { decodeListed, listedRecordOf } from "../../../api/store/mongodb/records/decode-record.ts";
+import { recordCollectionOf, recordLayout } from "../../../api/store/mongodb/records/record-layout.ts";
 import {
   type JoinedLookup,
   type ListQuery,

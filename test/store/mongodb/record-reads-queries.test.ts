@@ -1,5 +1,5 @@
 /**
- * The MongoDB record reads' query documents (api/store/mongodb/record-read-queries.ts,
+ * The MongoDB record reads' query documents (api/store/mongodb/records/record-read-queries.ts,
  * sequence-counters.ts) and their decoding (decode-record.ts), run by mingo over documents of the
  * engine's shape (`{_id, t, o, u, d}`, values written by the record codec, through the driver's
  * BSON and back): the records of two tenants and two objects in one collection, as the engine's
@@ -14,20 +14,20 @@ import type { Document } from "mongodb";
 import type { FieldDef } from "../../../api/model/catalogue.ts";
 import { findField } from "../../../api/model/catalogue.ts";
 import type { FieldValue, RecordValues } from "../../../api/model/record-values.ts";
-import { decodeRecord } from "../../../api/store/mongodb/decode-record.ts";
-import { recordLayout } from "../../../api/store/mongodb/record-layout.ts";
+import { decodeRecord } from "../../../api/store/mongodb/records/decode-record.ts";
+import { recordLayout } from "../../../api/store/mongodb/records/record-layout.ts";
 import {
   byUidsQuery,
   byValueQuery,
   fieldsProjection,
   referencingQuery,
-} from "../../../api/store/mongodb/record-read-queries.ts";
+} from "../../../api/store/mongodb/records/record-read-queries.ts";
 import {
   SEQUENCE_ORDER,
   sequenceCounterId,
   sequenceValueOf,
   tenantSequencesQuery,
-} from "../../../api/store/mongodb/sequence-counters.ts";
+} from "../../../api/store/mongodb/records/sequence-counters.ts";
 import { recordDocument } from "../../eql/support/mingo-store.ts";
 import { testObject } from "../../eql/support/test-catalogue.ts";
 import { MingoCollection } from "./mingo-collection.ts";

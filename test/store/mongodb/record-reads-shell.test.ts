@@ -1,5 +1,5 @@
 /**
- * The MongoDB record reads' driver shell (api/store/mongodb/record-read-session.ts) where it can be
+ * The MongoDB record reads' driver shell (api/store/mongodb/records/record-read-session.ts) where it can be
  * held to something without a server: on the driver's client for a loopback port nothing listens
  * on (no MongoDB server can run on this machine; no request reaches one). Reads that need no query
  * answer without the server; every other read fails as the port's UNAVAILABLE, inside a unit of

@@ -1,6 +1,6 @@
 /**
  * In-memory collections that carry out the MongoDB engine's record-write plans
- * (api/store/mongodb/record-write-plan.ts, record-import-plan.ts) the way record-write-session.ts hands them to the
+ * (api/store/mongodb/records/record-write-plan.ts, record-import-plan.ts) the way record-write-session.ts hands them to the
  * driver, with mingo (an independent interpreter of MongoDB's query and update language) doing
  * every match, update and projection. No MongoDB server can run on this machine; mingo stands in
  * for one. What this adds of its own, stated plainly: documents pass through the driver's BSON
@@ -19,7 +19,7 @@ import {
   probeFailure,
   type RecordStep,
   writeFailure,
-} from "../../../api/store/mongodb/planned-write.ts";
+} from "../../../api/store/mongodb/records/planned-write.ts";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 
 const RECORD_COLLECTIONS = new Set<string>([COLLECTION.standardRecords, COLLECTION.customRecords]);

@@ -1,5 +1,5 @@
 /**
- * The MongoDB engine's record writes (api/store/mongodb/record-write-plan.ts, record-import-plan.ts,
+ * The MongoDB engine's record writes (api/store/mongodb/records/record-write-plan.ts, record-import-plan.ts,
  * planned-write.ts, the documents of record-documents.ts), carried out on in-memory collections by
  * mingo exactly as record-write-session.ts hands them to the driver (record-writes-memory.ts says what that
  * stand-in adds and what it does not prove: no MongoDB server can run on this machine, so no
@@ -20,17 +20,17 @@ import type {
   PlannedWrite,
   ResolvedReference,
   TwoStepPlan,
-} from "../../../api/store/mongodb/planned-write.ts";
-import { decodeFields } from "../../../api/store/mongodb/record-codec.ts";
-import { keyId, storedFields } from "../../../api/store/mongodb/record-documents.ts";
-import { planImport, planSequenceImport } from "../../../api/store/mongodb/record-import-plan.ts";
+} from "../../../api/store/mongodb/records/planned-write.ts";
+import { decodeFields } from "../../../api/store/mongodb/records/record-codec.ts";
+import { keyId, storedFields } from "../../../api/store/mongodb/records/record-documents.ts";
+import { planImport, planSequenceImport } from "../../../api/store/mongodb/records/record-import-plan.ts";
 import {
   planDelete,
   planInsert,
   planUpdate,
   referencesOf,
-} from "../../../api/store/mongodb/record-write-plan.ts";
-import { sequenceCounterId } from "../../../api/store/mongodb/sequence-counters.ts";
+} from "../../../api/store/mongodb/records/record-write-plan.ts";
+import { sequenceCounterId } from "../../../api/store/mongodb/records/sequence-counters.ts";
 import {
   conflictingDocuments,
   GATES,

@@ -1,5 +1,5 @@
 /**
- * The record writes' driver shell (api/store/mongodb/record-write-session.ts) where it can be held
+ * The record writes' driver shell (api/store/mongodb/records/record-write-session.ts) where it can be held
  * to something without a server: the MongoDB store on the driver's client for a loopback port
  * nothing listens on (no MongoDB server can run on this machine; the client never connects). A
  * write with nothing to write sends no command (its unit of work commits, as a transaction that

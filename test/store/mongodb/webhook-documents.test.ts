@@ -1,5 +1,5 @@
 /**
- * The MongoDB engine's webhooks, pure (api/store/mongodb/webhook-mapping.ts,
+ * The MongoDB engine's webhooks, pure (api/store/mongodb/webhooks/webhook-mapping.ts,
  * common/store/mongodb/webhook-document.ts): a webhook as a document and back
  * through the driver's BSON, and the filters, sorts and updates of the API's
  * members and of the dispatcher's disable, run by mingo over documents of the
@@ -16,7 +16,7 @@ import {
   toWebhook,
   WEBHOOK_LIST_SORT,
   webhookDocument,
-} from "../../../api/store/mongodb/webhook-mapping.ts";
+} from "../../../api/store/mongodb/webhooks/webhook-mapping.ts";
 import type { WebhookRecord } from "../../../api/store/ports/webhook-port.ts";
 import { isDuplicateKeyOn } from "../../../common/store/mongodb/driver-errors.ts";
 import { COLLECTION, LAYOUT } from "../../../common/store/mongodb/layout.ts";

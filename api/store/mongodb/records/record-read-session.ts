@@ -8,13 +8,13 @@
  * decoded by decode-record.ts.
  */
 import type { ClientSession, Db, Document } from "mongodb";
-import { toServiceError } from "../../../common/store/mongodb/driver-errors.ts";
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import type { ObjectDef } from "../../model/catalogue.ts";
-import type { RecordReader } from "../ports/records-port.ts";
+import { toServiceError } from "../../../../common/store/mongodb/driver-errors.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import type { ObjectDef } from "../../../model/catalogue.ts";
+import type { RecordReader } from "../../ports/records-port.ts";
+import { countPipeline, listPipeline, relatedPipeline } from "../query/list-pipeline.ts";
+import { MQL_COLLATION } from "../query/mql-layout.ts";
 import { decodeListed, decodeRecord, listedRecordOf } from "./decode-record.ts";
-import { countPipeline, listPipeline, relatedPipeline } from "./query/list-pipeline.ts";
-import { MQL_COLLATION } from "./query/mql-layout.ts";
 import { recordCollectionOf, recordLayout } from "./record-layout.ts";
 import { byUidsQuery, byValueQuery, fieldsProjection, referencingQuery } from "./record-read-queries.ts";
 import { SEQUENCE_ORDER, sequenceValueOf, tenantSequencesQuery } from "./sequence-counters.ts";

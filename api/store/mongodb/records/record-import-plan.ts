@@ -6,16 +6,16 @@
  * reference check or a reference gate: a copy writes records before those they
  * point at, and the store it copies kept its references.
  */
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import type { ObjectDef } from "../../model/catalogue.ts";
-import type { RecordValues } from "../../model/record-values.ts";
-import type { SequenceValue } from "../ports/records-port.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import type { ObjectDef } from "../../../model/catalogue.ts";
+import type { RecordValues } from "../../../model/record-values.ts";
+import type { SequenceValue } from "../../ports/records-port.ts";
+import { type GuardUpdate, gateOf, guardUpdates } from "../write-skew.ts";
 import { type PlannedWrite, plannedObject } from "./planned-write.ts";
 import { keyedFields, recordDocument, uidFieldOf } from "./record-documents.ts";
 import { recordCollectionOf } from "./record-layout.ts";
 import { type KeyEntry, keyInserts } from "./record-write-plan.ts";
 import { sequenceCounterId } from "./sequence-counters.ts";
-import { type GuardUpdate, gateOf, guardUpdates } from "./write-skew.ts";
 
 /**
  * Copying a store: records of `object` as another store read them (every field), with their keys

@@ -12,8 +12,8 @@
  * embedded documents field by field, in order).
  */
 import type { Document } from "mongodb";
-import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { FieldValue, RecordValues } from "../../model/record-values.ts";
+import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
+import type { FieldValue, RecordValues } from "../../../model/record-values.ts";
 import { decodeValue, encodeFields, encodeValue, valueKey } from "./record-codec.ts";
 import { RECORD_FIELD } from "./record-layout.ts";
 

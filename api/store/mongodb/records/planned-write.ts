@@ -6,11 +6,11 @@
  * the port's error out).
  */
 import type { Document } from "mongodb";
-import { ReferenceNotFoundError, UniqueViolationError } from "../../../common/errors.ts";
-import { duplicateKeyIndex } from "../../../common/store/mongodb/driver-errors.ts";
-import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { FieldValue } from "../../model/record-values.ts";
-import type { PlannedObject } from "./write-skew.ts";
+import { ReferenceNotFoundError, UniqueViolationError } from "../../../../common/errors.ts";
+import { duplicateKeyIndex } from "../../../../common/store/mongodb/driver-errors.ts";
+import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
+import type { FieldValue } from "../../../model/record-values.ts";
+import type { PlannedObject } from "../write-skew.ts";
 
 /** The value a document of a write holds for a unique field, should the write meet a duplicate key. */
 export interface UniqueClash {

@@ -10,10 +10,11 @@
  * the transaction's own rollback, and a unit of work run again starts from what was committed.
  */
 import type { AnyBulkWriteOperation, ClientSession, Db, Document } from "mongodb";
-import { uniquely } from "../../../common/store/mongodb/driver-errors.ts";
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import { STANDARD_OBJECTS } from "../../model/standard-objects.ts";
-import type { CatalogueExport, CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
+import { uniquely } from "../../../../common/store/mongodb/driver-errors.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import { STANDARD_OBJECTS } from "../../../model/standard-objects.ts";
+import type { CatalogueExport, CatalogueReader, CatalogueWriter } from "../../ports/catalogue-port.ts";
+import { catalogueCounterRef, type GuardUpdate } from "../write-skew.ts";
 import {
   type CustomFieldDocument,
   type CustomObjectDocument,
@@ -24,7 +25,7 @@ import {
   savedFieldOf,
   savedObjectOf,
   tenantDefinitions,
-} from "./catalogue/catalogue-documents.ts";
+} from "./catalogue-documents.ts";
 import {
   catalogueGuards,
   ensureStorage,
@@ -40,8 +41,7 @@ import {
   uniqueKeys,
   unmarkField,
   unsetField,
-} from "./catalogue/catalogue-storage.ts";
-import { catalogueCounterRef, type GuardUpdate } from "./write-skew.ts";
+} from "./catalogue-storage.ts";
 
 export type CatalogueMembers = Pick<CatalogueReader, "loadCustomDefinitions" | "exportCatalogue"> &
   Omit<CatalogueWriter, "bumpCatalogueVersion">;

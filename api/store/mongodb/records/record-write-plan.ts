@@ -27,9 +27,10 @@
  * deletes the keys it no longer holds and inserts the new ones.
  */
 import type { Document } from "mongodb";
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { FieldValue, RecordValues } from "../../model/record-values.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
+import type { FieldValue, RecordValues } from "../../../model/record-values.ts";
+import { type GuardUpdate, guardUpdates, type PlannedObject, releasedGates } from "../write-skew.ts";
 import {
   type PlannedWrite,
   plannedObject,
@@ -50,7 +51,6 @@ import {
   valuesUpdate,
 } from "./record-documents.ts";
 import { recordCollectionOf } from "./record-layout.ts";
-import { type GuardUpdate, guardUpdates, type PlannedObject, releasedGates } from "./write-skew.ts";
 
 /**
  * The references among `fields` that `values` set to a UID, but for one naming the record itself

@@ -4,7 +4,7 @@
  * tenant's sequences, read along the `_id` index in name order.
  */
 import type { Document } from "mongodb";
-import type { SequenceValue } from "../ports/records-port.ts";
+import type { SequenceValue } from "../../ports/records-port.ts";
 
 /** What precedes a sequence's name in its counter's `k`. */
 const SEQUENCE_PREFIX = "seq:";

@@ -10,8 +10,8 @@ import {
   headersOf,
   optionsDocument,
   type WebhookDocument,
-} from "../../../common/store/mongodb/webhook-document.ts";
-import type { WebhookRecord, WebhookSecretRotation } from "../ports/webhook-port.ts";
+} from "../../../../common/store/mongodb/webhook-document.ts";
+import type { WebhookRecord, WebhookSecretRotation } from "../../ports/webhook-port.ts";
 
 /** A tenant's webhooks oldest first, ties by id in code-point order (the other engines' `ORDER BY created_at, id`). */
 export const WEBHOOK_LIST_SORT = { createdAt: 1, _id: 1 } as const;

@@ -8,11 +8,11 @@ import type { ClientSession, Db } from "mongodb";
 import {
   type ConfigVariableDocument,
   configVariableFilter,
-} from "../../../common/store/mongodb/config-variable-document.ts";
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import type { ConfigReader, ConfigWriter } from "../ports/config-port.ts";
+} from "../../../../common/store/mongodb/config-variable-document.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import type { ConfigReader, ConfigWriter } from "../../ports/config-port.ts";
+import { MQL_COLLATION } from "../query/mql-layout.ts";
 import { CONFIG_VARIABLE_LIST_SORT, putConfigVariableUpdate, toConfigVariable } from "./config-mapping.ts";
-import { MQL_COLLATION } from "./query/mql-layout.ts";
 
 /** The config-variable members on `db`, in the unit of work of `session` when given. */
 export function createConfigSession(db: Db, session: ClientSession | null): ConfigReader & ConfigWriter {

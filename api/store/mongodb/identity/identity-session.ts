@@ -7,9 +7,9 @@
  * reads see its own writes and everything commits or aborts together.
  */
 import type { ClientSession, Db } from "mongodb";
-import { uniquely } from "../../../common/store/mongodb/driver-errors.ts";
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import type { IdentityReader, IdentityWriter } from "../ports/identity-port.ts";
+import { uniquely } from "../../../../common/store/mongodb/driver-errors.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import type { IdentityReader, IdentityWriter } from "../../ports/identity-port.ts";
 import {
   bumpVersion,
   EXPORT_ORDER,

@@ -6,11 +6,11 @@
  * compiler's differential tests read the pipelines' answers with.
  */
 import type { Document } from "mongodb";
-import type { FieldDef } from "../../model/catalogue.ts";
-import type { RecordValues } from "../../model/record-values.ts";
-import { type JoinedLookup, type ListedRecord, LOOKUPS, type WithLookups } from "../ports/records-port.ts";
-import { readSortKey } from "./query/keyset.ts";
-import { JOINED_FIELD } from "./query/mql-layout.ts";
+import type { FieldDef } from "../../../model/catalogue.ts";
+import type { RecordValues } from "../../../model/record-values.ts";
+import { type JoinedLookup, type ListedRecord, LOOKUPS, type WithLookups } from "../../ports/records-port.ts";
+import { readSortKey } from "../query/keyset.ts";
+import { JOINED_FIELD } from "../query/mql-layout.ts";
 import { decodeValue, valueKey } from "./record-codec.ts";
 import { RECORD_FIELD } from "./record-layout.ts";
 

@@ -7,9 +7,9 @@
  * as the dispatcher's disable does.
  */
 import type { ClientSession, Db } from "mongodb";
-import { ConflictError } from "../../../common/errors.ts";
-import { isDuplicateKeyOn } from "../../../common/store/mongodb/driver-errors.ts";
-import { COLLECTION, LAYOUT } from "../../../common/store/mongodb/layout.ts";
+import { ConflictError } from "../../../../common/errors.ts";
+import { isDuplicateKeyOn } from "../../../../common/store/mongodb/driver-errors.ts";
+import { COLLECTION, LAYOUT } from "../../../../common/store/mongodb/layout.ts";
 import {
   type CounterDocument,
   type WebhookDocument,
@@ -17,10 +17,10 @@ import {
   webhookNameFilter,
   webhookSetCounter,
   webhookSetVersionOf,
-} from "../../../common/store/mongodb/webhook-document.ts";
-import { bumpWebhookSetVersion } from "../../../common/store/mongodb/webhook-writes.ts";
-import type { WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
-import { MQL_COLLATION } from "./query/mql-layout.ts";
+} from "../../../../common/store/mongodb/webhook-document.ts";
+import { bumpWebhookSetVersion } from "../../../../common/store/mongodb/webhook-writes.ts";
+import type { WebhookReader, WebhookRecord, WebhookWriter } from "../../ports/webhook-port.ts";
+import { MQL_COLLATION } from "../query/mql-layout.ts";
 import {
   replaceWebhookUpdate,
   rotateSecretUpdate,

@@ -7,10 +7,11 @@
  * which the plan says per write.
  */
 import type { ClientSession, Db, Document } from "mongodb";
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import { STANDARD_OBJECTS } from "../../model/standard-objects.ts";
-import type { RecordWriter } from "../ports/records-port.ts";
-import { foldAsciiCase } from "./identity-documents.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import { STANDARD_OBJECTS } from "../../../model/standard-objects.ts";
+import type { RecordWriter } from "../../ports/records-port.ts";
+import { foldAsciiCase } from "../identity/identity-documents.ts";
+import type { PlannedObject } from "../write-skew.ts";
 import {
   missingTarget,
   type PlannedWrite,
@@ -24,7 +25,6 @@ import {
 import { uidFieldOf } from "./record-documents.ts";
 import { planImport, planSequenceImport } from "./record-import-plan.ts";
 import { planDelete, planInsert, planUpdate, referencesOf } from "./record-write-plan.ts";
-import type { PlannedObject } from "./write-skew.ts";
 
 export type RecordWriteMembers = Pick<
   RecordWriter,

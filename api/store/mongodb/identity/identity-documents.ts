@@ -12,7 +12,7 @@
  * and lookups by name compare folded with folded.
  */
 import type { Filter, Sort, UpdateFilter } from "mongodb";
-import type { Role, Tenant, TokenRecord, User } from "../ports/identity-port.ts";
+import type { Role, Tenant, TokenRecord, User } from "../../ports/identity-port.ts";
 
 /** A tenant as `tenants` keeps it. */
 export interface TenantDocument {

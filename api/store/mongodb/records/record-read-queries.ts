@@ -7,12 +7,12 @@
  * the field's comparable form (a decimal's double shadow, a datetime's BSON date).
  */
 import type { Document } from "mongodb";
-import type { ScalarValue } from "../../eql/checked-filter.ts";
-import { VALUE_CLASS } from "../../eql/coerce-literal.ts";
-import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { FieldValue } from "../../model/record-values.ts";
-import type { MqlLayout } from "./query/mql-layout.ts";
-import { queryValue } from "./query/mql-values.ts";
+import type { ScalarValue } from "../../../eql/checked-filter.ts";
+import { VALUE_CLASS } from "../../../eql/coerce-literal.ts";
+import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
+import type { FieldValue } from "../../../model/record-values.ts";
+import type { MqlLayout } from "../query/mql-layout.ts";
+import { queryValue } from "../query/mql-values.ts";
 import { comparableKey, encodeValue, valueKey } from "./record-codec.ts";
 
 /** Where a field is compared: a UID at the layout's UID path, any other field under the values. */

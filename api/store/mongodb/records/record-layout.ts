@@ -7,9 +7,9 @@
  * under an old name gets a new id, so nothing left behind comes back), its
  * UID in `u` and its values under `d` (record-codec.ts).
  */
-import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
-import type { ObjectDef } from "../../model/catalogue.ts";
-import type { MqlLayout } from "./query/mql-layout.ts";
+import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
+import type { ObjectDef } from "../../../model/catalogue.ts";
+import type { MqlLayout } from "../query/mql-layout.ts";
 
 /** A record document's top-level fields (besides `_id`). */
 export const RECORD_FIELD = {

@@ -4,8 +4,8 @@
  * (common/store/mongodb/config-variable-document.ts has the document and what
  * the dispatcher shares). Pure: config-session.ts hands these to the driver.
  */
-import type { ConfigVariableDocument } from "../../../common/store/mongodb/config-variable-document.ts";
-import type { ConfigVariable } from "../ports/config-port.ts";
+import type { ConfigVariableDocument } from "../../../../common/store/mongodb/config-variable-document.ts";
+import type { ConfigVariable } from "../../ports/config-port.ts";
 
 /** A tenant's variables by key, in code-point order under the simple collation (MQL_COLLATION). */
 export const CONFIG_VARIABLE_LIST_SORT = { key: 1 } as const;
