@@ -11,7 +11,7 @@ import type { CheckedCondition, CheckedFilter, FieldOperand } from "../../../api
 import { compareValues } from "../../../api/eql/compare-values.ts";
 import type { OrderTerm } from "../../../api/eql/parse-order-by.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
-import { comparableKey } from "../../../api/store/mongodb/records/record-codec.ts";
+import { comparableKey } from "../../../api/store/mongodb/record-codec.ts";
 import { TEST_LAYOUT } from "./mingo-store.ts";
 import { type Compare, type Data, read, sortRows } from "./seed-data.ts";
 import { testObject } from "./test-catalogue.ts";

@@ -18,7 +18,7 @@ import { BSON, type Document } from "mongodb";
 import type { ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
 import type { MqlLayout } from "../../../api/store/mongodb/query/mql-layout.ts";
-import { encodeFields } from "../../../api/store/mongodb/records/record-codec.ts";
+import { encodeFields } from "../../../api/store/mongodb/record-codec.ts";
 import { RECORD_FIELD, recordLayout } from "../../../api/store/mongodb/records/record-layout.ts";
 import { generateRecords } from "./generate-records.ts";
 import { createRandom } from "./prng.ts";

@@ -28,7 +28,7 @@ import {
   unmarkField,
   unsetField,
 } from "../../../api/store/mongodb/catalogue/catalogue-storage.ts";
-import { decodeFields, encodeFields } from "../../../api/store/mongodb/records/record-codec.ts";
+import { decodeFields, encodeFields } from "../../../api/store/mongodb/record-codec.ts";
 import { GATES, gateOf, guardUpdates } from "../../../api/store/mongodb/write-skew.ts";
 import { COLLECTION } from "../../../common/store/mongodb/layout.ts";
 import { customField, customObject, USERS } from "../conformance/fixtures.ts";

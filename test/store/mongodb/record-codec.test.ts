@@ -1,5 +1,5 @@
 /**
- * The MongoDB record codec (api/store/mongodb/records/record-codec.ts): every field type's values, edges
+ * The MongoDB record codec (api/store/mongodb/record-codec.ts): every field type's values, edges
  * included (the year 0000 and the last millisecond of 9999, int32's and 2^53's bounds, negative
  * zero, decimals of 34, 35 and 38 digits and of 38 decimal places, text at its longest, NUL and
  * characters beyond the BMP, empty strings and lists), encoded, serialized to BSON by the driver
@@ -22,7 +22,7 @@ import {
   encodeValue,
   StoredValueError,
   shadowKey,
-} from "../../../api/store/mongodb/records/record-codec.ts";
+} from "../../../api/store/mongodb/record-codec.ts";
 import { testObject } from "../../eql/support/test-catalogue.ts";
 import { DATES, DECIMALS, INSTANTS, INTS, TEXTS, TIMES } from "../../eql/support/value-pools.ts";
 

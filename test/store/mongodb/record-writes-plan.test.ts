@@ -16,12 +16,12 @@ import { describe, expect, test } from "bun:test";
 import { type Document, MongoBulkWriteError, MongoServerError } from "mongodb";
 import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
 import type { RecordValues } from "../../../api/model/record-values.ts";
+import { decodeFields } from "../../../api/store/mongodb/record-codec.ts";
 import type {
   PlannedWrite,
   ResolvedReference,
   TwoStepPlan,
 } from "../../../api/store/mongodb/records/planned-write.ts";
-import { decodeFields } from "../../../api/store/mongodb/records/record-codec.ts";
 import { keyId, storedFields } from "../../../api/store/mongodb/records/record-documents.ts";
 import { planImport, planSequenceImport } from "../../../api/store/mongodb/records/record-import-plan.ts";
 import {

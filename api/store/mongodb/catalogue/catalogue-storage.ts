@@ -28,7 +28,7 @@ import { MaxKey, MinKey } from "mongodb";
 import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
 import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
 import { defaultRecordValue } from "../../../model/field-values.ts";
-import { encodeFields } from "../records/record-codec.ts";
+import { encodeFields } from "../record-codec.ts";
 import { RECORD_FIELD, recordCollectionOf } from "../records/record-layout.ts";
 import { GATES, type GuardUpdate, guardUpdates } from "../write-skew.ts";
 

@@ -10,7 +10,7 @@ import type { CheckedFilter } from "../../../eql/checked-filter.ts";
 import type { OrderTerm } from "../../../eql/parse-order-by.ts";
 import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
 import type { ListQuery, RelatedQuery } from "../../ports/records-port.ts";
-import { valueKey } from "../records/record-codec.ts";
+import { valueKey } from "../record-codec.ts";
 import { compile, extendedFilterError } from "./compile-condition.ts";
 import { keysetQuery, sortSpec } from "./keyset.ts";
 import { JOINED_FIELD, type MqlLayout, SORT_KEYS_FIELD } from "./mql-layout.ts";

@@ -11,7 +11,7 @@
 import type { Document } from "mongodb";
 import type { FieldOperand } from "../../../eql/checked-filter.ts";
 import type { ObjectDef } from "../../../model/catalogue.ts";
-import { comparableKey, valueKey } from "../records/record-codec.ts";
+import { comparableKey, valueKey } from "../record-codec.ts";
 import { type MqlLayout, TEMPORARY_PREFIX } from "./mql-layout.ts";
 
 /** What all scopes of one compilation share: the layout, NOW() and the temporaries' counter. */

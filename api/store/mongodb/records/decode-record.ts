@@ -11,7 +11,7 @@ import type { RecordValues } from "../../../model/record-values.ts";
 import { type JoinedLookup, type ListedRecord, LOOKUPS, type WithLookups } from "../../ports/records-port.ts";
 import { readSortKey } from "../query/keyset.ts";
 import { JOINED_FIELD } from "../query/mql-layout.ts";
-import { decodeValue, valueKey } from "./record-codec.ts";
+import { decodeValue, valueKey } from "../record-codec.ts";
 import { RECORD_FIELD } from "./record-layout.ts";
 
 /**

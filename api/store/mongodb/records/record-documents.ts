@@ -14,7 +14,7 @@
 import type { Document } from "mongodb";
 import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
 import type { FieldValue, RecordValues } from "../../../model/record-values.ts";
-import { decodeValue, encodeFields, encodeValue, valueKey } from "./record-codec.ts";
+import { decodeValue, encodeFields, encodeValue, valueKey } from "../record-codec.ts";
 import { RECORD_FIELD } from "./record-layout.ts";
 
 /** A unique-key document's `_id`: tenant, object id, field id, value as written. */

@@ -13,7 +13,7 @@ import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
 import type { FieldValue } from "../../../model/record-values.ts";
 import type { MqlLayout } from "../query/mql-layout.ts";
 import { queryValue } from "../query/mql-values.ts";
-import { comparableKey, encodeValue, valueKey } from "./record-codec.ts";
+import { comparableKey, encodeValue, valueKey } from "../record-codec.ts";
 
 /** Where a field is compared: a UID at the layout's UID path, any other field under the values. */
 function comparablePath(layout: MqlLayout, field: FieldDef): string {

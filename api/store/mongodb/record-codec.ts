@@ -32,8 +32,8 @@
  * give back 0 as well); a datetime's -0 is the instant 0. Canonical decimal text has no -0.
  */
 import { Decimal128, Long } from "mongodb";
-import type { FieldDef } from "../../../model/catalogue.ts";
-import type { FieldValue, RecordValues } from "../../../model/record-values.ts";
+import type { FieldDef } from "../../model/catalogue.ts";
+import type { FieldValue, RecordValues } from "../../model/record-values.ts";
 
 /** A value as it sits in a record document, ready for the driver's BSON serializer. */
 export type DocumentValue = string | number | boolean | Date | Decimal128 | Long | string[] | null;
