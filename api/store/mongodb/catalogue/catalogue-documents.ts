@@ -38,6 +38,18 @@ export function nameKeyOf(name: string): string {
   return name.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 }
 
+/**
+ * The tenant's custom object named exactly `name` (a reference's target, FieldDef.referenceTo,
+ * which names its object exactly): the unique index's folded key, which `custom_object_name` reads,
+ * and the name itself. The record writes look a target up by it, so the document this file writes
+ * and the filter that finds it are one file's.
+ */
+export const customObjectByName = (tenantId: string, name: string) => ({
+  t: tenantId,
+  nameKey: nameKeyOf(name),
+  name,
+});
+
 /** The tenant's definitions (both collections): the filter of its reads. */
 export const tenantDefinitions = (tenantId: string) => ({ t: tenantId });
 

@@ -10,7 +10,7 @@ import type { ClientSession, Db, Document } from "mongodb";
 import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
 import { STANDARD_OBJECTS } from "../../../model/standard-objects.ts";
 import type { RecordWriter } from "../../ports/records-port.ts";
-import { foldAsciiCase } from "../identity/identity-documents.ts";
+import { customObjectByName } from "../catalogue/catalogue-documents.ts";
 import type { PlannedObject } from "../write-skew.ts";
 import {
   missingTarget,
@@ -96,7 +96,7 @@ export function createRecordWriteSession(db: Db, session: ClientSession | null):
     if (cached) return cached;
     const found = await db
       .collection<{ _id: string }>(COLLECTION.customObjects)
-      .findOne({ t: tenantId, nameKey: foldAsciiCase(name), name }, { ...inUnit, projection: { _id: 1 } });
+      .findOne(customObjectByName(tenantId, name), { ...inUnit, projection: { _id: 1 } });
     if (!found) return null;
     const target = { id: String(found._id), custom: true };
     customTargets.set(cacheKey, target);
