@@ -47,6 +47,13 @@ export interface CatalogueExport {
   fields: SavedCustomField[];
 }
 
+/** The definitions a catalogue's export holds, as `loadCustomDefinitions` answers them (no creation times). */
+export const definitionsOf = (saved: CatalogueExport): CustomDefinitions => ({
+  version: saved.version,
+  objects: saved.objects.map((entry) => entry.object),
+  fields: saved.fields.map((entry) => entry.field),
+});
+
 /** Reads of a tenant's custom definitions. */
 export interface CatalogueReader {
   /** The tenant's catalogue version: 0 until its first `bumpCatalogueVersion`. */

@@ -3,7 +3,12 @@
 import { uniquely } from "../../../common/store/postgres/pg-errors.ts";
 import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { CatalogueExport, CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
+import {
+  type CatalogueExport,
+  type CatalogueReader,
+  type CatalogueWriter,
+  definitionsOf,
+} from "../ports/catalogue-port.ts";
 import { addColumn, dropColumn, dropTable, ensureObjectTable } from "./catalogue-ddl.ts";
 import type { SchemaLookup } from "./tenant-schemas.ts";
 
@@ -80,14 +85,7 @@ export function createCatalogueSession(db: Runner, schemas: SchemaLookup): Catal
 
   return {
     catalogueVersion: version,
-    async loadCustomDefinitions(tenantId) {
-      const saved = await definitions(tenantId);
-      return {
-        version: saved.version,
-        objects: saved.objects.map((entry) => entry.object),
-        fields: saved.fields.map((entry) => entry.field),
-      };
-    },
+    loadCustomDefinitions: async (tenantId) => definitionsOf(await definitions(tenantId)),
     exportCatalogue: definitions,
     ensureObjectStorage: async (tenantId, object) =>
       ensureObjectTable(db, await schemas.schemaOf(tenantId), object),

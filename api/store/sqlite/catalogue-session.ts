@@ -1,7 +1,12 @@
 /** The catalogue part of a SQLite session: custom definitions and the DDL of record storage. */
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { CatalogueReader, CatalogueWriter } from "../ports/catalogue-port.ts";
+import {
+  type CatalogueExport,
+  type CatalogueReader,
+  type CatalogueWriter,
+  definitionsOf,
+} from "../ports/catalogue-port.ts";
 import { addColumn, dropColumn, dropTable, ensureObjectTable, tableName } from "./catalogue-ddl.ts";
 import { uniquely } from "./constraint-errors.ts";
 
@@ -49,19 +54,17 @@ export function createCatalogueSession(
     q.fields
       .all(tenantId)
       .map((row) => ({ field: JSON.parse(row.definition) as FieldDef, createdAt: row.created_at }));
+  /** The tenant's saved definitions, read at one moment (the reads share the connection's snapshot). */
+  const exported = (tenantId: string): CatalogueExport => ({
+    version: q.version.get(tenantId)?.version ?? 0,
+    objects: savedObjects(tenantId),
+    fields: savedFields(tenantId),
+  });
 
   return {
     catalogueVersion: async (tenantId) => q.version.get(tenantId)?.version ?? 0,
-    loadCustomDefinitions: async (tenantId) => ({
-      version: q.version.get(tenantId)?.version ?? 0,
-      objects: savedObjects(tenantId).map((saved) => saved.object),
-      fields: savedFields(tenantId).map((saved) => saved.field),
-    }),
-    exportCatalogue: async (tenantId) => ({
-      version: q.version.get(tenantId)?.version ?? 0,
-      objects: savedObjects(tenantId),
-      fields: savedFields(tenantId),
-    }),
+    loadCustomDefinitions: async (tenantId) => definitionsOf(exported(tenantId)),
+    exportCatalogue: async (tenantId) => exported(tenantId),
     ensureObjectStorage: async (tenantId, object) => ensureObjectTable(db, storageNo(tenantId), object),
     createCustomObject: async (tenantId, object) => {
       saveObject(tenantId, object, Date.now());

@@ -8,7 +8,9 @@
  * (`disableWebhookUpdate`, then bumpWebhookSetVersion of webhook-writes.ts).
  * Pure: documents in, documents out.
  */
+
 import type { DeliveryWebhook } from "../../delivery-log/delivery-store.ts";
+import { foldAsciiCase } from "./fold-ascii-case.ts";
 import { COLLECTION } from "./layout.ts";
 
 /** A header as stored: its name is a value, not a field name (an HTTP token may hold `.` or start with `$`). */
@@ -58,16 +60,13 @@ export interface CounterDocument {
   n: number;
 }
 
-/** A name folded as `nameKey` holds it: ASCII letters to lower case, every other character as it is (SQLite's NOCASE). */
-export const foldWebhookName = (name: string): string => name.replace(/[A-Z]+/g, (s) => s.toLowerCase());
-
 /** The tenant's webhook `id` (the tenant is part of the filter: an id of another tenant's webhook finds nothing). */
 export const webhookFilter = (tenantId: string, id: string) => ({ _id: id, t: tenantId });
 
 /** The tenant's webhook named `name`, without regard to ASCII case. */
 export const webhookNameFilter = (tenantId: string, name: string) => ({
   t: tenantId,
-  nameKey: foldWebhookName(name),
+  nameKey: foldAsciiCase(name),
 });
 
 /** The headers as stored, in their order. */

@@ -8,6 +8,7 @@
  * layout.ts: this file proves the keys they hold fold names as the other engines do), nor
  * anything of transactions or concurrency.
  */
+
 import { describe, expect, test } from "bun:test";
 import { Query } from "mingo";
 import { BSON, type Document } from "mongodb";
@@ -19,7 +20,6 @@ import {
   DEFINITION_ORDER,
   fieldDocument,
   importDocuments,
-  nameKeyOf,
   objectDocument,
   savedFieldOf,
   savedObjectOf,
@@ -27,6 +27,7 @@ import {
 } from "../../../api/store/mongodb/catalogue/catalogue-documents.ts";
 import type { CatalogueExport } from "../../../api/store/ports/catalogue-port.ts";
 import { ValidationError } from "../../../common/errors.ts";
+import { foldAsciiCase } from "../../../common/store/mongodb/fold-ascii-case.ts";
 import { customField, customObject, testCatalogue, USERS } from "../conformance/fixtures.ts";
 
 const TENANT = "tenant-a";
@@ -99,7 +100,7 @@ describe("names are unique regardless of ASCII case: the key the unique indexes 
     ["\u212Aelvin", "\u212Aelvin"],
     ["İd", "İd"],
   ])("%s → %s", (name, key) => {
-    expect(nameKeyOf(name)).toBe(key);
+    expect(foldAsciiCase(name)).toBe(key);
   });
 
   test("an object named like another but for ASCII case has its key; one differing beyond ASCII does not", () => {

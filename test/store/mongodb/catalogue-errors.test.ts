@@ -5,10 +5,12 @@
  * classes as the server's answers build them (no server can run here); a write conflict is left
  * for the unit of work to run again.
  */
+
 import { describe, expect, test } from "bun:test";
 import { MongoBulkWriteError, MongoServerError } from "mongodb";
 import { ConflictError } from "../../../common/errors.ts";
 import { uniquely } from "../../../common/store/mongodb/driver-errors.ts";
+import { writeConflict } from "./scripted-stream.ts";
 
 const duplicate = (labels: string[] = []) =>
   new MongoServerError({
@@ -38,14 +40,6 @@ const bulkDuplicate = (index: number) =>
     } as never,
     { insertedCount: index } as never,
   );
-
-const writeConflict = () =>
-  new MongoServerError({
-    message: "WriteConflict (scripted)",
-    code: 112,
-    codeName: "WriteConflict",
-    errorLabels: ["TransientTransactionError"],
-  });
 
 const failWith = (error: unknown) => async () => {
   throw error;

@@ -13,6 +13,7 @@
  * compares UTF-16 code units, the same for the ASCII ids here). Those are the conformance suite's,
  * on a replica set (MONGODB_TEST_URL).
  */
+
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { find, Query, update, updateOne } from "mingo";
@@ -22,7 +23,6 @@ import {
   EXPORT_ORDER,
   exportPageFilter,
   exportPageLimit,
-  foldAsciiCase,
   REVOCATION_VERSION_ID,
   revocationVersionFilter,
   revokeUpdate,
@@ -42,6 +42,7 @@ import {
   userFilter,
 } from "../../../api/store/mongodb/identity/identity-documents.ts";
 import type { Tenant, TokenRecord, User } from "../../../api/store/ports/identity-port.ts";
+import { foldAsciiCase } from "../../../common/store/mongodb/fold-ascii-case.ts";
 
 /** What the server would hand back: the document through the driver's BSON and back. */
 const stored = <T extends object>(document: T): T => BSON.deserialize(BSON.serialize(document)) as T;

@@ -5,13 +5,13 @@
  * one). What needs a server is proven by the conformance suite when MONGODB_TEST_URL is set.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { MongoClient, MongoError, MongoServerError } from "mongodb";
+import { MongoClient, MongoError } from "mongodb";
 import { createMongoStore } from "../../../api/store/mongodb/mongodb-store.ts";
 import type { Store, StoreWriter } from "../../../api/store/store.ts";
 import { UnavailableError } from "../../../common/errors.ts";
 import type { MongoEngine } from "../../../common/store/mongodb/mongodb-engine.ts";
 import { ALL_PORT_MEMBERS, OPTIONAL_PORT_MEMBERS } from "../conformance/port-members.ts";
-import { entry } from "./scripted-stream.ts";
+import { entry, writeConflict } from "./scripted-stream.ts";
 
 const client = new MongoClient("mongodb://127.0.0.1:9/tds", { serverSelectionTimeoutMS: 200 });
 const engine: MongoEngine = {
@@ -22,14 +22,6 @@ const engine: MongoEngine = {
 };
 const store: Store = createMongoStore(engine, { attempts: 5 });
 afterAll(() => store.close());
-
-const writeConflict = () =>
-  new MongoServerError({
-    message: "WriteConflict (scripted)",
-    code: 112,
-    codeName: "WriteConflict",
-    errorLabels: ["TransientTransactionError"],
-  });
 
 describe("the MongoDB store without a server", () => {
   test("a run thrown away leaves nothing behind: what it appended is not written by the run that commits", async () => {

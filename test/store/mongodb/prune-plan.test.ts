@@ -4,9 +4,9 @@
  * the server, which cannot run here: it proves what the filter selects, not the index that serves
  * it, nor the step's transaction), and the plan a step makes of them.
  */
+
 import { describe, expect, test } from "bun:test";
 import { type Document, ObjectId } from "mongodb";
-import type { ChangeEntry } from "../../../api/model/record-values.ts";
 import type { FeedPosition, ScanPosition } from "../../../api/store/mongodb/feed/feed-position.ts";
 import {
   newOutboxDocument,
@@ -15,19 +15,9 @@ import {
 } from "../../../api/store/mongodb/feed/outbox-document.ts";
 import { planPrune, pruneCandidates } from "../../../api/store/mongodb/feed/prune-plan.ts";
 import { TimestampedCollection } from "./mingo-timestamps.ts";
+import { entryAt as entry } from "./scripted-stream.ts";
 
 const hex = (n: number) => n.toString(16).padStart(24, "0");
-const entry = (mutationId: string, sequence: number, committedAt: number): ChangeEntry => ({
-  tenantId: "ta",
-  objectName: "Job",
-  operation: "INSERT",
-  uid: `u-${mutationId}-${sequence}`,
-  before: null,
-  after: null,
-  mutationId,
-  sequence,
-  committedAt,
-});
 /** Document `id` of entries committed at `times`, stamped at second `ct` by a scan (lb: second `id`). */
 const doc = (id: number, times: number[], ct: number): StoredOutboxDocument => ({
   ...newOutboxDocument(

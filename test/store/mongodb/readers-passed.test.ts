@@ -10,6 +10,7 @@
  * indexes that serve them, transactions or concurrency (the conformance
  * suite's, on a server).
  */
+
 import { describe, expect, test } from "bun:test";
 import { type Document, ObjectId } from "mongodb";
 import type { ChangeEntry } from "../../../api/model/record-values.ts";
@@ -34,6 +35,7 @@ import {
   passedDocuments,
 } from "../../../api/store/mongodb/feed/readers-passed.ts";
 import { TimestampedCollection } from "./mingo-timestamps.ts";
+import { entryAt as entry } from "./scripted-stream.ts";
 
 const time = (t: number, i = 1): ClusterTime => ({ t, i });
 const at = (t: number, k: number, last: boolean): StreamPosition => ({
@@ -52,18 +54,6 @@ const inScan = (ct: number, lb: number, id: number, k: number, last: boolean): S
   doc: hex(id),
   k,
   last,
-});
-
-const entry = (mutationId: string, sequence: number, committedAt: number): ChangeEntry => ({
-  tenantId: "ta",
-  objectName: "Job",
-  operation: "INSERT",
-  uid: `u-${mutationId}-${sequence}`,
-  before: null,
-  after: null,
-  mutationId,
-  sequence,
-  committedAt,
 });
 
 /** Outbox document `id`, `n` entries, written having seen second `lb`, stamped at second `ct` (null: not yet). */

@@ -12,6 +12,7 @@
  * replica set is reachable (MONGODB_TEST_URL).
  */
 import { expect } from "bun:test";
+import { MongoServerError } from "mongodb";
 import type { ChangeEntry } from "../../../api/model/record-values.ts";
 import { answerRead, type OutsideAction } from "../../../api/store/mongodb/feed/answer-read.ts";
 import type {
@@ -63,6 +64,28 @@ export const entry = (name: string): ChangeEntry => ({
   sequence: Number(name.split("/")[1] ?? 0),
   committedAt: 1_700_000_000_000,
 });
+
+/** A change entry of mutation `mutationId`, its `sequence`-th, committed at `committedAt` (ms). */
+export const entryAt = (mutationId: string, sequence: number, committedAt: number): ChangeEntry => ({
+  tenantId: "ta",
+  objectName: "Job",
+  operation: "INSERT",
+  uid: `u-${mutationId}-${sequence}`,
+  before: null,
+  after: null,
+  mutationId,
+  sequence,
+  committedAt,
+});
+
+/** The server's write conflict (112, labelled TransientTransactionError), as the driver raises it. */
+export const writeConflict = () =>
+  new MongoServerError({
+    message: "WriteConflict error: this operation conflicted with another operation (scripted)",
+    code: 112,
+    codeName: "WriteConflict",
+    errorLabels: ["TransientTransactionError"],
+  });
 
 /**
  * An outbox document `id` (24 hex digits made from a number) holding entries `<id>/0` … `<id>/<n-1>`;

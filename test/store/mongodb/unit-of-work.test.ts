@@ -8,6 +8,7 @@
  * driver's real error objects (`MongoServerError` with the server's codes and labels,
  * `MongoNetworkError`, …). That script is the one stand-in, stated plainly.
  */
+
 import { afterAll, describe, expect, test } from "bun:test";
 import {
   type ClientSession,
@@ -28,18 +29,12 @@ import {
 } from "../../../common/errors.ts";
 import { toServiceError } from "../../../common/store/mongodb/driver-errors.ts";
 import { runInTransaction, TRANSACTION_OPTIONS } from "../../../common/store/mongodb/transaction.ts";
+import { writeConflict } from "./scripted-stream.ts";
 
 // A loopback port nothing listens on: the client is never connected, and nothing here needs it to be.
 const client = new MongoClient("mongodb://127.0.0.1:9/tds", { serverSelectionTimeoutMS: 100 });
 afterAll(() => client.close());
 
-const writeConflict = () =>
-  new MongoServerError({
-    message: "WriteConflict error: this operation conflicted with another operation (scripted)",
-    code: 112,
-    codeName: "WriteConflict",
-    errorLabels: ["TransientTransactionError"],
-  });
 const duplicateRecordKey = () =>
   new MongoServerError({
     message: "E11000 duplicate key error (scripted)",

@@ -8,6 +8,7 @@
  * write conflicts between concurrent writers) is the conformance suite's
  * (MONGODB_TEST_URL).
  */
+
 import { describe, expect, test } from "bun:test";
 import { MongoServerError } from "mongodb";
 import {
@@ -19,11 +20,11 @@ import {
 } from "../../../api/store/mongodb/webhooks/webhook-mapping.ts";
 import type { WebhookRecord } from "../../../api/store/ports/webhook-port.ts";
 import { isDuplicateKeyOn } from "../../../common/store/mongodb/driver-errors.ts";
+import { foldAsciiCase } from "../../../common/store/mongodb/fold-ascii-case.ts";
 import { COLLECTION, LAYOUT } from "../../../common/store/mongodb/layout.ts";
 import {
   DELIVERY_WEBHOOK_PROJECTION,
   disableWebhookUpdate,
-  foldWebhookName,
   toDeliveryWebhook,
   type WebhookDocument,
   webhookFilter,
@@ -119,9 +120,9 @@ describe("a webhook as a document and back", () => {
   });
 
   test("the name's key folds ASCII letters only (as SQLite's NOCASE): 'Orders' and 'oRDERS' share it, 'É' and 'é' do not", () => {
-    expect(foldWebhookName("Orders")).toBe(foldWebhookName("oRDERS"));
-    expect(foldWebhookName("Orders-2 [X]")).toBe("orders-2 [x]");
-    expect(foldWebhookName("É")).not.toBe(foldWebhookName("é"));
+    expect(foldAsciiCase("Orders")).toBe(foldAsciiCase("oRDERS"));
+    expect(foldAsciiCase("Orders-2 [X]")).toBe("orders-2 [x]");
+    expect(foldAsciiCase("É")).not.toBe(foldAsciiCase("é"));
     expect(webhookDocument(webhook(A, "Orders")).nameKey).toBe(webhookDocument(webhook(A, "ORDERS")).nameKey);
   });
 });

@@ -12,7 +12,9 @@
  * are `custom_fields` documents of their own); its `tracked` is a field of its own, as the port
  * changes it alone.
  */
+
 import { ValidationError } from "../../../../common/errors.ts";
+import { foldAsciiCase } from "../../../../common/store/mongodb/fold-ascii-case.ts";
 import type { FieldDef, ObjectDef } from "../../../model/catalogue.ts";
 import type { CatalogueExport, SavedCustomField, SavedCustomObject } from "../../ports/catalogue-port.ts";
 
@@ -33,11 +35,6 @@ export type CustomFieldDocument = Omit<FieldDef, "id"> & {
   createdAt: number;
 };
 
-/** A name as the unique indexes compare it: ASCII letters folded to lower case, every other character as it is. */
-export function nameKeyOf(name: string): string {
-  return name.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
-}
-
 /**
  * The tenant's custom object named exactly `name` (a reference's target, FieldDef.referenceTo,
  * which names its object exactly): the unique index's folded key, which `custom_object_name` reads,
@@ -46,7 +43,7 @@ export function nameKeyOf(name: string): string {
  */
 export const customObjectByName = (tenantId: string, name: string) => ({
   t: tenantId,
-  nameKey: nameKeyOf(name),
+  nameKey: foldAsciiCase(name),
   name,
 });
 
@@ -59,7 +56,7 @@ export const DEFINITION_ORDER = { createdAt: 1, _id: 1 } as const;
 /** The document saving `object` (its `fields` left out: each custom one is a document of its own). */
 export function objectDocument(tenantId: string, object: ObjectDef, createdAt: number): CustomObjectDocument {
   const { id, fields: _fields, ...definition } = object;
-  return { ...definition, _id: id, t: tenantId, nameKey: nameKeyOf(object.name), createdAt };
+  return { ...definition, _id: id, t: tenantId, nameKey: foldAsciiCase(object.name), createdAt };
 }
 
 /** The document saving `field`, a field of the object whose id is `objectId`. */
@@ -70,7 +67,7 @@ export function fieldDocument(
   createdAt: number,
 ): CustomFieldDocument {
   const { id, ...definition } = field;
-  return { ...definition, _id: id, t: tenantId, o: objectId, nameKey: nameKeyOf(field.name), createdAt };
+  return { ...definition, _id: id, t: tenantId, o: objectId, nameKey: foldAsciiCase(field.name), createdAt };
 }
 
 /** A custom object as saved (`fields` empty, `tracked` as last set), from its document. */

@@ -13,7 +13,12 @@ import type { AnyBulkWriteOperation, ClientSession, Db, Document } from "mongodb
 import { uniquely } from "../../../../common/store/mongodb/driver-errors.ts";
 import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
 import { STANDARD_OBJECTS } from "../../../model/standard-objects.ts";
-import type { CatalogueExport, CatalogueReader, CatalogueWriter } from "../../ports/catalogue-port.ts";
+import {
+  type CatalogueExport,
+  type CatalogueReader,
+  type CatalogueWriter,
+  definitionsOf,
+} from "../../ports/catalogue-port.ts";
 import { catalogueCounterRef, type GuardUpdate } from "../write-skew.ts";
 import {
   type CustomFieldDocument,
@@ -98,14 +103,7 @@ export function createCatalogueSession(db: Db, session: ClientSession | null): C
   }
 
   return {
-    async loadCustomDefinitions(tenantId) {
-      const saved = await definitions(tenantId);
-      return {
-        version: saved.version,
-        objects: saved.objects.map((entry) => entry.object),
-        fields: saved.fields.map((entry) => entry.field),
-      };
-    },
+    loadCustomDefinitions: async (tenantId) => definitionsOf(await definitions(tenantId)),
     exportCatalogue: definitions,
 
     // Nothing to create: the collections and indexes exist from the engine's opening, and an object's

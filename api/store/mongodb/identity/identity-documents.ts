@@ -11,7 +11,9 @@
  * `usernameKey`) beside the name as given, a unique index on the folded one,
  * and lookups by name compare folded with folded.
  */
+
 import type { Filter, Sort, UpdateFilter } from "mongodb";
+import { foldAsciiCase } from "../../../../common/store/mongodb/fold-ascii-case.ts";
 import type { Role, Tenant, TokenRecord, User } from "../../ports/identity-port.ts";
 
 /** A tenant as `tenants` keeps it. */
@@ -62,11 +64,6 @@ export interface StoreVersionDocument {
 
 /** The revocation version's `_id` in `counters` (the name the other engines give its row in store_versions). */
 export const REVOCATION_VERSION_ID = "token_revocations";
-
-/** `text` with the ASCII letters A–Z lowered and nothing else changed: how names are compared (SQLite's NOCASE). */
-export function foldAsciiCase(text: string): string {
-  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
 
 export const tenantDocument = (tenant: Tenant): TenantDocument => ({
   _id: tenant.id,

@@ -4,8 +4,8 @@
  * has the document and what the dispatcher shares). Pure: webhook-session.ts
  * hands these documents to the driver.
  */
+import { foldAsciiCase } from "../../../../common/store/mongodb/fold-ascii-case.ts";
 import {
-  foldWebhookName,
   headersDocument,
   headersOf,
   optionsDocument,
@@ -16,25 +16,33 @@ import type { WebhookRecord, WebhookSecretRotation } from "../../ports/webhook-p
 /** A tenant's webhooks oldest first, ties by id in code-point order (the other engines' `ORDER BY created_at, id`). */
 export const WEBHOOK_LIST_SORT = { createdAt: 1, _id: 1 } as const;
 
-/** The document a new webhook is inserted as: everything given, its version included. */
-export const webhookDocument = (w: WebhookRecord): WebhookDocument => ({
-  _id: w.id,
-  t: w.tenantId,
+/**
+ * What a webhook's definition sets, on insert and on replace alike: its name and folded key, url,
+ * kind, query, options, headers, the enabled state and its history.
+ */
+const definitionOf = (w: WebhookRecord) => ({
   name: w.name,
-  nameKey: foldWebhookName(w.name),
+  nameKey: foldAsciiCase(w.name),
   url: w.url,
   type: w.type,
   query: w.query,
   options: optionsDocument(w.options),
   headers: headersDocument(w.headers),
-  secret: w.secret,
-  previousSecret: w.previousSecret,
-  previousSecretUntil: w.previousSecretUntil,
   enabled: w.enabled,
   disabledReason: w.disabledReason,
   disabledAt: w.disabledAt,
   enabledBy: w.enabledBy,
   enabledAt: w.enabledAt,
+});
+
+/** The document a new webhook is inserted as: everything given, its version included. */
+export const webhookDocument = (w: WebhookRecord): WebhookDocument => ({
+  _id: w.id,
+  t: w.tenantId,
+  ...definitionOf(w),
+  secret: w.secret,
+  previousSecret: w.previousSecret,
+  previousSecretUntil: w.previousSecretUntil,
   version: w.version,
   createdAt: w.createdAt,
   updatedAt: w.updatedAt,
@@ -69,21 +77,7 @@ export const toWebhook = (doc: WebhookDocument): WebhookRecord => ({
  * the id, tenant, secrets, version given and creation time stay as stored.
  */
 export const replaceWebhookUpdate = (w: WebhookRecord) => ({
-  $set: {
-    name: w.name,
-    nameKey: foldWebhookName(w.name),
-    url: w.url,
-    type: w.type,
-    query: w.query,
-    options: optionsDocument(w.options),
-    headers: headersDocument(w.headers),
-    enabled: w.enabled,
-    disabledReason: w.disabledReason,
-    disabledAt: w.disabledAt,
-    enabledBy: w.enabledBy,
-    enabledAt: w.enabledAt,
-    updatedAt: w.updatedAt,
-  },
+  $set: { ...definitionOf(w), updatedAt: w.updatedAt },
   $inc: { version: 1 },
 });
 
