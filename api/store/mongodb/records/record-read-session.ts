@@ -8,7 +8,6 @@
  * decoded by decode-record.ts.
  */
 import type { ClientSession, Db, Document } from "mongodb";
-import { toServiceError } from "../../../../common/store/mongodb/driver-errors.ts";
 import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
 import type { ObjectDef } from "../../../model/catalogue.ts";
 import type { RecordReader } from "../../ports/records-port.ts";
@@ -25,77 +24,66 @@ export type RecordReadMembers = Omit<RecordReader, "readJson">;
 export function createRecordReadSession(db: Db, session: ClientSession | null): RecordReadMembers {
   const options = { ...(session ? { session } : {}), collation: MQL_COLLATION };
   const records = (object: ObjectDef) => db.collection(recordCollectionOf(object));
-  // Inside a unit of work a driver error goes up as it is: withTransaction runs the work again on a
-  // transient one, and the unit maps what is left. Outside, the read maps it itself (no server →
-  // UNAVAILABLE, not an opaque 500).
-  const read = <T>(run: () => Promise<T>): Promise<T> =>
-    session
-      ? run()
-      : run().catch((error: unknown) => {
-          throw toServiceError(error);
-        });
+  // Driver errors go up as they are: inside a unit of work withTransaction runs the work again on a
+  // transient one and the unit maps what is left; outside, the store maps them (mongodb-store.ts).
 
   return {
-    findRecords: (tenantId, object, uids, fields = object.fields) =>
-      read(async () => {
-        if (uids.length === 0) return [];
-        const layout = recordLayout(tenantId);
-        const documents = await records(object)
-          .find(byUidsQuery(layout, object, uids), {
-            ...options,
-            projection: fieldsProjection(layout, fields),
-          })
-          .toArray();
-        return documents.map((document) => decodeRecord(fields, document));
-      }),
+    async findRecords(tenantId, object, uids, fields = object.fields) {
+      if (uids.length === 0) return [];
+      const layout = recordLayout(tenantId);
+      const documents = await records(object)
+        .find(byUidsQuery(layout, object, uids), {
+          ...options,
+          projection: fieldsProjection(layout, fields),
+        })
+        .toArray();
+      return documents.map((document) => decodeRecord(fields, document));
+    },
 
-    findRecordByValue: (tenantId, object, field, value, exceptUid) =>
-      read(async () => {
-        const query = byValueQuery(recordLayout(tenantId), object, field, value, exceptUid);
-        if (query === null) return null;
-        const document = await records(object).findOne(query, options);
-        return document ? decodeRecord(object.fields, document) : null;
-      }),
+    async findRecordByValue(tenantId, object, field, value, exceptUid) {
+      const query = byValueQuery(recordLayout(tenantId), object, field, value, exceptUid);
+      if (query === null) return null;
+      const document = await records(object).findOne(query, options);
+      return document ? decodeRecord(object.fields, document) : null;
+    },
 
-    countReferencing: (tenantId, source, field, uid) =>
-      read(() =>
-        records(source).countDocuments(referencingQuery(recordLayout(tenantId), source, field, uid), options),
-      ),
+    async countReferencing(tenantId, source, field, uid) {
+      return records(source).countDocuments(
+        referencingQuery(recordLayout(tenantId), source, field, uid),
+        options,
+      );
+    },
 
-    listRecords: (tenantId, object, query) =>
-      read(async () => {
-        const pipeline = listPipeline(object, query, recordLayout(tenantId));
-        const documents = await records(object).aggregate(pipeline, options).toArray();
-        const fields = query.fields ?? object.fields;
-        return documents.map((document) => listedRecordOf(fields, query.lookups, document));
-      }),
+    async listRecords(tenantId, object, query) {
+      const pipeline = listPipeline(object, query, recordLayout(tenantId));
+      const documents = await records(object).aggregate(pipeline, options).toArray();
+      const fields = query.fields ?? object.fields;
+      return documents.map((document) => listedRecordOf(fields, query.lookups, document));
+    },
 
-    countRecords: (tenantId, object, filter, now) =>
-      read(async () => {
-        const pipeline = countPipeline(object, filter, now, recordLayout(tenantId));
-        const [counted] = await records(object).aggregate<{ n: number }>(pipeline, options).toArray();
-        return Number(counted?.n ?? 0);
-      }),
+    async countRecords(tenantId, object, filter, now) {
+      const pipeline = countPipeline(object, filter, now, recordLayout(tenantId));
+      const [counted] = await records(object).aggregate<{ n: number }>(pipeline, options).toArray();
+      return Number(counted?.n ?? 0);
+    },
 
-    listRelated: (tenantId, object, reference, parentUids, query) =>
-      read(async () => {
-        if (parentUids.length === 0 || query.limit === 0) return [];
-        const pipeline = relatedPipeline(object, reference, parentUids, query, recordLayout(tenantId));
-        // A database aggregate: the pipeline starts with `$documents`, the parents.
-        const documents = await db.aggregate<Document>(pipeline, options).toArray();
-        const fields = query.fields ?? object.fields;
-        // Children are told apart by their reference: read it even when the fields leave it out.
-        const withReference = fields.includes(reference) ? fields : [...fields, reference];
-        return documents.map((document) => decodeListed(withReference, query.lookups, document));
-      }),
+    async listRelated(tenantId, object, reference, parentUids, query) {
+      if (parentUids.length === 0 || query.limit === 0) return [];
+      const pipeline = relatedPipeline(object, reference, parentUids, query, recordLayout(tenantId));
+      // A database aggregate: the pipeline starts with `$documents`, the parents.
+      const documents = await db.aggregate<Document>(pipeline, options).toArray();
+      const fields = query.fields ?? object.fields;
+      // Children are told apart by their reference: read it even when the fields leave it out.
+      const withReference = fields.includes(reference) ? fields : [...fields, reference];
+      return documents.map((document) => decodeListed(withReference, query.lookups, document));
+    },
 
-    exportSequences: (tenantId) =>
-      read(async () => {
-        const counters = db.collection(COLLECTION.counters);
-        const documents = await counters
-          .find(tenantSequencesQuery(tenantId), { ...options, sort: SEQUENCE_ORDER })
-          .toArray();
-        return documents.map(sequenceValueOf);
-      }),
+    async exportSequences(tenantId) {
+      const counters = db.collection(COLLECTION.counters);
+      const documents = await counters
+        .find(tenantSequencesQuery(tenantId), { ...options, sort: SEQUENCE_ORDER })
+        .toArray();
+      return documents.map(sequenceValueOf);
+    },
   };
 }
