@@ -1,7 +1,9 @@
 /**
  * A tenant's catalogue, read and changed. Reads check the stored version on
  * every call (one indexed lookup) and rebuild only when it moved, so a change
- * made through any API process is seen by the next request. Changes run in one
+ * made through any API process is seen by the next request; a whole read of
+ * the store may take the last catalogue read unchecked and check the version
+ * in its own statement instead (graphql-service.ts). Changes run in one
  * unit of work each: definitions and storage commit together or not at all.
  */
 
@@ -52,6 +54,12 @@ export function createCatalogueService({ store, cacheSize, limits }: CatalogueSe
   };
 
   return {
+    /**
+     * The tenant's catalogue as this process last read it, not checked against the store (another
+     * process may have changed it since): for a read that checks the version itself.
+     */
+    lastRead: (tenantId: string): Catalogue | undefined => cache.get(tenantId),
+
     /** The tenant's current catalogue. */
     async get(tenantId: string): Promise<Catalogue> {
       const version = await store.catalogueVersion(tenantId);

@@ -78,6 +78,16 @@ export function createDocumentCache(maxBytes: number) {
       return entry;
     },
 
+    /**
+     * The kept entry, counted as a hit; nothing (and no miss counted) when it is not kept: for a
+     * try that the caller follows with `get` when it fails.
+     */
+    kept(tenantId: string, version: number, query: string): CachedDocument | undefined {
+      const entry = entries.get(keyOf(tenantId, version, query));
+      if (entry) hits++;
+      return entry;
+    },
+
     /** The entry of a document just parsed and validated: kept when likely to repeat and within the budget. */
     add(tenantId: string, version: number, query: string, document: DocumentNode): CachedDocument {
       const key = keyOf(tenantId, version, query);

@@ -1,7 +1,9 @@
 /**
  * A GraphQL request of one tenant: its schema from the catalogue, the document
  * parsed and validated (once per schema version and query text), then executed. Request-level failures answer with
- * GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED and never execute.
+ * GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED and never execute. A query
+ * the store reads whole is first tried with the catalogue last read, its
+ * version checked by the read itself (`readWhole`).
  */
 import {
   type DocumentNode,
@@ -18,6 +20,7 @@ import type { Logger } from "../../common/log.ts";
 import { currentRequestId } from "../../common/request-context.ts";
 import type { Principal } from "../auth/principal.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
+import type { Catalogue } from "../model/catalogue.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
 
 import { checkDocumentLimits, type DocumentLimits } from "./document-limits.ts";
@@ -128,6 +131,45 @@ export function createGraphQLService(
     return prepared.compiled.get(name) ?? null;
   }
 
+  /** The operation the request names, or its document's only one. */
+  const operationOf = (prepared: CachedDocument, request: GraphQLRequest) =>
+    request.operationName
+      ? prepared.operations.get(request.operationName)
+      : prepared.operations.size === 1
+        ? prepared.operations.values().next().value
+        : undefined;
+
+  /**
+   * A query's answer read whole by the store with the catalogue this process last read, unchecked:
+   * the store's read checks the version in the same statement (no round trip of its own). Only for
+   * a document kept already (parsed and validated against this catalogue). Null for anything else
+   * — a document not kept, another version, an operation that is no query, a read the store does
+   * not answer whole — which the caller then answers with the catalogue checked, as if this had
+   * not been tried.
+   */
+  async function readWhole(
+    reads: ReadAnswers,
+    tenantId: string,
+    catalogue: Catalogue,
+    request: GraphQLRequest,
+  ): Promise<GraphQLAnswer | null> {
+    const tenantSchema = schemas.get(catalogue);
+    const prepared = documents.kept(tenantId, tenantSchema.version, request.query);
+    if (!prepared) return null;
+    const operation = operationOf(prepared, request);
+    if (operation?.operation !== "query") return null;
+    const data = await reads.data(
+      tenantId,
+      catalogue,
+      tenantSchema.schema,
+      prepared,
+      operation,
+      request.variables,
+      true,
+    );
+    return data === null ? null : { status: 200, body: `{"data":${data}}`, operation: operation.operation };
+  }
+
   return {
     schemaOf,
 
@@ -146,15 +188,16 @@ export function createGraphQLService(
         requestError: true,
         operation,
       });
+      if (reads) {
+        const lastRead = catalogues.lastRead(principal.tenantId);
+        const whole = lastRead && (await readWhole(reads, principal.tenantId, lastRead, request));
+        if (whole) return whole;
+      }
       const catalogue = await catalogues.get(principal.tenantId);
       const tenantSchema = schemas.get(catalogue);
       const prepared = prepare(principal.tenantId, tenantSchema, request.query);
       if ("failure" in prepared) return answer(prepared.failure);
-      const operation = request.operationName
-        ? prepared.operations.get(request.operationName)
-        : prepared.operations.size === 1
-          ? prepared.operations.values().next().value
-          : undefined;
+      const operation = operationOf(prepared, request);
       if (!operation) {
         return answer(
           requestError(

@@ -3,7 +3,9 @@
  * the store can: the read plan made once per document, operation and values
  * of its shaping variables; the slots filled per request. Null means the
  * resolvers answer: no plan, a variable or argument they would refuse, or a
- * record that breaks the schema's promises (the store's read then fails).
+ * record that breaks the schema's promises (the store's read then fails);
+ * or, for a catalogue not checked against the store yet, that the store's
+ * is at another version (or the read failed: the caller checks).
  */
 import { type GraphQLSchema, getVariableValues, type OperationDefinitionNode } from "graphql";
 import { describeError, type Logger } from "../../../common/log.ts";
@@ -26,7 +28,10 @@ export function createReadAnswers(
   log: Logger,
 ) {
   return {
-    /** The answer's `data` as JSON text, or null when the resolvers must answer. */
+    /**
+     * The answer's `data` as JSON text, or null when the resolvers must answer; `unchecked` when
+     * `catalogue` was not checked against the store's version: then the read checks it.
+     */
     async data(
       tenantId: string,
       catalogue: Catalogue,
@@ -34,6 +39,7 @@ export function createReadAnswers(
       prepared: CachedDocument,
       operation: OperationDefinitionNode,
       inputs: Record<string, unknown> | null | undefined,
+      unchecked = false,
     ): Promise<string | null> {
       if (operation.operation !== "query") return null;
       const definitions = operation.variableDefinitions ?? [];
@@ -70,7 +76,7 @@ export function createReadAnswers(
         return null;
       }
       try {
-        return await readJson(tenantId, plan.tree, values);
+        return await readJson(tenantId, plan.tree, values, unchecked ? catalogue.version : undefined);
       } catch (error) {
         // Expected for records that break the schema (the resolvers then answer with the error).
         log.debug("query answered by the resolvers: the store's whole read failed", describeError(error));

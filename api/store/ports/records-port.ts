@@ -134,8 +134,16 @@ export interface RecordReader {
    * The JSON text of the answer `tree` describes, with `values` in its slots, read in one go.
    * Optional: an engine without it answers through the other reads. Throws when a record breaks
    * what the tree promises (a null where it says a value), so the caller can answer the long way.
+   * With `catalogueVersion` (the version of the catalogue the tree was made from, not checked
+   * against the store yet), null when the tenant's catalogue is at another version where the
+   * answer would have been read; it may throw instead when the tree names storage that is gone.
    */
-  readJson?(tenantId: string, tree: ReadNode, values: readonly ReadValue[]): Promise<string>;
+  readJson?(
+    tenantId: string,
+    tree: ReadNode,
+    values: readonly ReadValue[],
+    catalogueVersion?: number,
+  ): Promise<string | null>;
   /** Copying a store: the tenant's sequences (`nextSequenceValue`) and the last value each handed out, by name. */
   exportSequences(tenantId: string): Promise<SequenceValue[]>;
 }

@@ -3,8 +3,9 @@
  * dialect), ordered by fields and lookup paths with NULLs lowest,
  * keyset-paginated; children of many parents in one statement (a LATERAL
  * sub-query per parent, each with its LIMIT, along the reference's index);
- * whole answers as JSON. Every value is bound; identifiers come from the
- * catalogue.
+ * whole answers as JSON, checked against the catalogue version in the same
+ * statement when asked (no round trip of its own). Every value is bound;
+ * identifiers come from the catalogue.
  */
 
 import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
@@ -100,28 +101,44 @@ function listStatement(p: Plan, read: ReadShape, table: string, order: readonly 
   return statement;
 }
 
+/**
+ * A whole read answered only while the tenant's catalogue is at a version: the answer (`read`, its
+ * `count` parameters first) when the version is the one bound last, else NULL, from one snapshot.
+ */
+const guardedRead = (read: string, count: number) =>
+  `SELECT CASE WHEN coalesce((SELECT version FROM catalogue_versions WHERE tenant_id = $${count + 1}), 0) = $${count + 2}
+    THEN (${read}) END`;
+
+interface WholeRead extends RenderedRead<PostgresValue> {
+  guarded: string;
+}
+
 export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMethods {
   // Each tree's statement, per schema (a tree is made from one tenant's catalogue).
-  const rendered = new WeakMap<ReadNode, Map<string, RenderedRead<PostgresValue>>>();
+  const rendered = new WeakMap<ReadNode, Map<string, WholeRead>>();
   const renderedFor = (schema: string, tree: ReadNode) => {
-    const bySchema = rendered.get(tree) ?? new Map<string, RenderedRead<PostgresValue>>();
+    const bySchema = rendered.get(tree) ?? new Map<string, WholeRead>();
     rendered.set(tree, bySchema);
     let read = bySchema.get(schema);
     if (!read) {
-      read = renderReadSql(tree, (object) => tableRef(schema, object), postgresDialect, postgresJson);
+      const plain = renderReadSql(tree, (object) => tableRef(schema, object), postgresDialect, postgresJson);
+      read = { ...plain, guarded: guardedRead(plain.sql, plain.params.length) };
       bySchema.set(schema, read);
     }
     return read;
   };
 
   return {
-    async readJson(tenantId, tree, values) {
+    async readJson(tenantId, tree, values, catalogueVersion) {
       const read = renderedFor(await schemas.schemaOf(tenantId), tree);
-      const params = read.params.map((param) =>
+      const params: BoundValue[] = read.params.map((param) =>
         "slot" in param ? (values[param.slot] ?? null) : param.value,
       );
-      const [row] = await db.values(read.sql, params);
-      return row?.[0] as string;
+      const [row] =
+        catalogueVersion === undefined
+          ? await db.values(read.sql, params)
+          : await db.values(read.guarded, [...params, tenantId, catalogueVersion]);
+      return (row?.[0] ?? null) as string | null;
     },
 
     async listRecords(tenantId, object, query) {

@@ -28,6 +28,8 @@ import { sqliteJson } from "./render-json.ts";
 import { sqliteDialect } from "./sqlite-dialect.ts";
 
 type QueryMethods = Required<Pick<RecordReader, "listRecords" | "countRecords" | "listRelated" | "readJson">>;
+
+const CATALOGUE_VERSION = "SELECT version FROM catalogue_versions WHERE tenant_id = ?";
 /**
  * Rows are read as arrays (bun:sqlite's `values()`, cheaper than objects): the read shape's
  * columns, then the sort keys not among them. Never bigints or blobs: no column holds either.
@@ -116,7 +118,13 @@ export function createQuerySession(
   };
 
   return {
-    async readJson(tenantId, tree, values) {
+    async readJson(tenantId, tree, values, catalogueVersion) {
+      // The version and the answer read in one synchronous stretch: no commit of this process (the
+      // only writer) comes between them.
+      if (catalogueVersion !== undefined) {
+        const row = db.query<{ version: number }, [string]>(CATALOGUE_VERSION).get(tenantId);
+        if ((row?.version ?? 0) !== catalogueVersion) return null;
+      }
       const read = renderedFor(tenantId, tree);
       const params = read.params.map((param) =>
         "slot" in param ? (values[param.slot] ?? null) : param.value,

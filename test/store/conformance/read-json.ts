@@ -14,6 +14,7 @@ import { createGraphQLService } from "../../../api/graphql/graphql-service.ts";
 import { createReadAnswers } from "../../../api/graphql/queries/read-answers.ts";
 import { createTenantSchemas, documentLimits } from "../../../api/graphql/tenant-schemas.ts";
 import { STANDARD_OBJECTS } from "../../../api/model/standard-objects.ts";
+import type { ReadNode } from "../../../api/store/read-tree.ts";
 import type { User } from "../../../api/store/store.ts";
 import { createLogger } from "../../../common/log.ts";
 import { insertUserRecord, tenant, user } from "./fixtures.ts";
@@ -121,6 +122,15 @@ export function describeReadJson(sut: StoreUnderTest): void {
         expect({ name, text }).toEqual({ name, text: JSON.stringify(resolved.body) });
         expect(text).not.toContain('"errors"');
       }
+
+      // Given the catalogue version the tree was made from, the read answers only while the store's
+      // catalogue is at it (checked in the read itself): null once a change moved it.
+      const tree: ReadNode = { kind: "object", entries: [] };
+      const version = await sut.store.catalogueVersion(acme.id);
+      expect(await readJson(acme.id, tree, [], version)).toBe("{}");
+      await sut.store.unitOfWork((tx) => tx.bumpCatalogueVersion(acme.id));
+      expect(await readJson(acme.id, tree, [], version)).toBeNull();
+      expect(await readJson(acme.id, tree, [], version + 1)).toBe("{}");
     });
   });
 }

@@ -244,8 +244,8 @@ describe("whole answers as JSON", () => {
     });
     return record.UID as string;
   };
-  const readJson = (node: ReadNode, uid: string) =>
-    (store.readJson as NonNullable<Store["readJson"]>)(tenantId, node, [uid]);
+  const readJson = async (node: ReadNode, uid: string) =>
+    (await (store.readJson as NonNullable<Store["readJson"]>)(tenantId, node, [uid])) as string;
 
   test("an object of more than 50 entries (100 function arguments) keeps every entry, in order", async () => {
     const uid = await write({ At: 0, Count: 1 });
