@@ -97,26 +97,32 @@ export function createChangeLogSession(
     const { ticket, index } = decodeCursor(partition, after);
     return [partition, String(ticket), index] as const;
   };
-  /** Writes `entries` (all of `partition`'s tenants) under one ticket, after the partition's lock. */
+  /**
+   * Writes `entries` (all of `partition`'s tenants) under one ticket, after the partition's lock:
+   * both statements sent at once (pipelined on a unit's connection) and run by the server in
+   * order, one round trip where the lock used to wait for this process between them.
+   */
   const write = async (partition: number, entries: readonly ChangeEntry[]) => {
-    // No lock row, no order: the store's partitions are settled before any unit runs (feed-partitions.ts).
-    if ((await db.run(SQL.lock, [partition])) !== 1)
-      throw new Error(`the change log's partition ${partition} has no lock row (feed_locks)`);
     const column = <T>(pick: (entry: ChangeEntry) => T) => entries.map(pick);
     const json = (values: RecordValues | null) => (values === null ? null : JSON.stringify(values));
-    await db.run(SQL.append, [
-      partition,
-      column((e) => e.tenantId),
-      column((e) => e.objectName),
-      column((e) => e.operation),
-      column((e) => e.uid),
-      column((e) => json(e.before)),
-      column((e) => json(e.after)),
-      column((e) => e.mutationId),
-      column((e) => String(e.sequence)),
-      column((e) => String(e.committedAt)),
-      column((e) => e.requestId ?? null),
+    const [locked] = await Promise.all([
+      db.run(SQL.lock, [partition]),
+      db.run(SQL.append, [
+        partition,
+        column((e) => e.tenantId),
+        column((e) => e.objectName),
+        column((e) => e.operation),
+        column((e) => e.uid),
+        column((e) => json(e.before)),
+        column((e) => json(e.after)),
+        column((e) => e.mutationId),
+        column((e) => String(e.sequence)),
+        column((e) => String(e.committedAt)),
+        column((e) => e.requestId ?? null),
+      ]),
     ]);
+    // No lock row, no order: the store's partitions are settled before any unit runs (feed-partitions.ts).
+    if (locked !== 1) throw new Error(`the change log's partition ${partition} has no lock row (feed_locks)`);
   };
 
   return {

@@ -14,7 +14,7 @@ import type { SQL } from "bun";
 import { UnavailableError } from "../../../common/errors.ts";
 import { isRetryable } from "../../../common/store/postgres/pg-errors.ts";
 import { openPostgresEngine, type PostgresEngine } from "../../../common/store/postgres/postgres-engine.ts";
-import { createRunner, type FailureWatch } from "../../../common/store/postgres/runner.ts";
+import { createRunner, type FailureWatch, type Runner } from "../../../common/store/postgres/runner.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
 import type { Store, StoreWriter } from "../store.ts";
 import { CHANGES_CHANNEL } from "./change-log-session.ts";
@@ -69,6 +69,15 @@ export async function postgresStoreOn(
   }
 }
 
+/**
+ * Commits the runner's transaction. A transaction a failed statement aborted answers COMMIT with
+ * ROLLBACK, no error: that is a failure too (the unit's work caught a statement's error and went on).
+ */
+async function commit(runner: Runner): Promise<void> {
+  const answer = await runner.command("COMMIT");
+  if (answer !== "COMMIT") throw new Error(`the unit of work did not commit (the server answered ${answer})`);
+}
+
 /** The store on an opened engine whose change log has `feedPartitions`; closing the store closes the pool. */
 function createPostgresStore(
   engine: PostgresEngine,
@@ -77,7 +86,8 @@ function createPostgresStore(
 ): Store {
   const { sql } = engine;
   const policy = options.retry ?? DEFAULT_RETRY;
-  const lockTimeout = `SET LOCAL lock_timeout = ${Math.max(1, Math.round(options.lockTimeoutMs ?? 200))}`;
+  const lockTimeout = Math.max(1, Math.round(options.lockTimeoutMs ?? 200));
+  const begin = `BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = ${lockTimeout}`;
   const schemas = createTenantSchemas();
   const pool = createRunner(sql);
   const reads = createPostgresSession(pool, schemas.reader(pool), null, feedPartitions).store;
@@ -96,20 +106,34 @@ function createPostgresStore(
       .catch(() => null);
   };
 
-  /** One run of `work` in a transaction; rejects with what failed, noting in `watch` whether a retry may help. */
+  /**
+   * One run of `work` in a transaction on a connection of its own; rejects with what failed, noting
+   * in `watch` whether a retry may help. The transaction is begun and ended by its own statements
+   * (not the client's `begin`), so that it begins with its settings in one round trip and the
+   * statements of its end go out together (the client pipelines a reserved connection's bound
+   * statements sent in one turn).
+   */
   const attempt = async <T>(work: (tx: StoreWriter) => Promise<T>, watch: FailureWatch): Promise<T> => {
-    const done = await sql.begin("isolation level serializable", async (tx) => {
-      const runner = createRunner(tx, watch);
-      await runner.run(lockTimeout);
+    const connection = await sql.reserve();
+    let open = false;
+    try {
+      const runner = createRunner(connection, watch);
+      open = true;
+      await runner.run(begin);
       const lookup = schemas.unit(runner);
       const session = createPostgresSession(runner, lookup, [] as ChangeEntry[], feedPartitions);
       const value = await work(session.store);
       await session.finish();
-      // Wrapped: the client would take a returned array for queries to run.
-      return { value, lookup };
-    });
-    done.lookup.committed();
-    return done.value;
+      open = false;
+      await commit(runner);
+      lookup.committed();
+      return value;
+    } catch (error) {
+      if (open) await connection.unsafe("ROLLBACK").catch(() => undefined);
+      throw error;
+    } finally {
+      connection.release();
+    }
   };
 
   const runUnitOfWork = async <T>(work: (tx: StoreWriter) => Promise<T>): Promise<T> => {

@@ -19,6 +19,8 @@ export interface Runner {
   values(text: string, params?: readonly BoundValue[]): Promise<unknown[][]>;
   /** Runs a statement; resolves to the rows it wrote (or read). */
   run(text: string, params?: readonly BoundValue[]): Promise<number>;
+  /** Runs a statement; resolves to the server's command tag (`COMMIT`, or `ROLLBACK` for a COMMIT refused). */
+  command(text: string): Promise<string>;
 }
 
 /** What a unit of work learns from its runner. */
@@ -52,6 +54,13 @@ export function createRunner(client: Pick<SQL, "unsafe">, watch?: FailureWatch):
     run: async (text, params) => {
       try {
         return (await query(text, params)).count;
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    command: async (text) => {
+      try {
+        return String((await query(text)).command);
       } catch (error) {
         return fail(error);
       }

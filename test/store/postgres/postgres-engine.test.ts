@@ -184,6 +184,44 @@ describe("units of work", () => {
     expect(refused).toBeInstanceOf(ValidationError);
     expect(await store.listConfigVariables(t.id)).toEqual([]);
   });
+
+  test("a unit whose work caught a failed statement's error and went on rejects; nothing of it is written", async () => {
+    // A failed statement aborts the transaction, and PostgreSQL answers its COMMIT with ROLLBACK.
+    const store = await open(database.url);
+    const taken = tenant("taken");
+    await store.unitOfWork((tx) => tx.insertTenant(taken));
+    const other = tenant("other");
+    const run = store.unitOfWork(async (tx) => {
+      await tx.insertTenant(other);
+      const clash = await tx.insertTenant({ ...tenant("clash"), name: taken.name }).catch((error) => error);
+      return String(clash);
+    });
+    expect(await run.catch((error) => String(error))).toContain(
+      "did not commit (the server answered ROLLBACK)",
+    );
+    expect(await store.findTenantById(other.id)).toBeNull();
+  });
+
+  test("a unit's connection goes back to the pool clean after each end: committed, thrown, refused", async () => {
+    const store = await open(database.url, { maxConnections: 1 });
+    const t = tenant("one connection");
+    await store.unitOfWork((tx) => tx.insertTenant(t));
+    const thrown = tenant("thrown");
+    await expect(
+      store.unitOfWork(async (tx) => {
+        await tx.insertTenant(thrown);
+        throw new Error("work failed");
+      }),
+    ).rejects.toThrow("work failed");
+    await expect(
+      store.unitOfWork((tx) => tx.insertTenant({ ...tenant("again"), name: t.name })),
+    ).rejects.toThrow();
+    // The one connection, used by every unit above, holds no transaction: this unit commits alone.
+    const after = tenant("after");
+    await store.unitOfWork((tx) => tx.insertTenant(after));
+    expect((await store.findTenantById(after.id))?.name).toBe(after.name);
+    expect(await store.findTenantById(thrown.id)).toBeNull();
+  });
 });
 
 describe("whole answers as JSON", () => {
