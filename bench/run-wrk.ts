@@ -39,6 +39,8 @@ export async function runWrk(options: {
     ...process.env,
     TOKEN: options.token ?? "",
     EXTRA_HEADERS: extraHeaders.join("\n"),
+    // %n's run part (wrk/post.lua): a run's keys are never an earlier run's, its warm-up's included.
+    RUN_ID: Bun.randomUUIDv7().slice(-12),
   } as Record<string, string>;
   const args = ["wrk", "-t1", `-c${options.connections}`, `-d${options.seconds}s`, "--latency"];
   if (options.body !== undefined) {

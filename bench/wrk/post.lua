@@ -1,9 +1,11 @@
 -- POSTs the body in env BODY_FILE; in a body, every "%n" becomes a per-request counter
--- (unique per thread), so inserts and upserts can use fresh keys. Sends
+-- (unique per thread and per run: RUN_ID, set afresh for each run, comes first), so inserts and
+-- upserts can use fresh keys, a measured run's as fresh as its warm-up's. Sends
 -- "Authorization: Bearer $TOKEN" when TOKEN is set, and every "Name: value" line of EXTRA_HEADERS.
 -- Counts answers whose body holds "errors" (GraphQL errors come with status 200) and prints
 -- "GraphQL errors: N" at the end.
 local body_template = nil
+local run_id = os.getenv("RUN_ID") or "0"
 local counter = 0
 local thread_id = 0
 local threads_started = 0
@@ -33,7 +35,7 @@ end
 
 function request()
   counter = counter + 1
-  local body = body_template:gsub("%%n", thread_id .. "-" .. counter)
+  local body = body_template:gsub("%%n", run_id .. "-" .. thread_id .. "-" .. counter)
   return wrk.format(nil, nil, nil, body)
 end
 
