@@ -68,12 +68,63 @@ async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
     throw new ValidationError(`the input must set the key field ${key.name}`, [
       { path: key.name, message: "is required for the upsert" },
     ]);
+  const inserted = await insertFirst(state, op.object, given, key);
+  if (inserted !== null) return inserted;
   const existing = await state.tx.findRecordByValue(state.context.tenantId, op.object, key, value);
   // Its value was just found free (insert) or the record's own (update) in this unit of work: not looked up again.
   return existing
     ? update(state, op.object, existing, given)
     : insert(state, op.object, given, undefined, key);
 }
+
+/**
+ * An upsert's insert tried before any read of its key (on PostgreSQL, a read of an absent key
+ * locks its whole index page under SERIALIZABLE, and concurrent upserts of new neighbouring keys
+ * then fail to serialize), where that cannot change the outcome: the object draws no generated
+ * name (an update would have drawn a number), the key is the only unique value given (another's
+ * check would count the record the upsert updates), and `given` makes a valid new record (else the
+ * record found answers, or the insert's own errors). Null when the key is taken or this does not
+ * apply: the caller looks the key up.
+ */
+async function insertFirst(
+  state: WriteState,
+  object: ObjectDef,
+  given: RecordValues,
+  key: FieldDef,
+): Promise<string | null> {
+  const behaviours = behavioursOf(object);
+  if (behaviours.generatedName) return null;
+  const uniques = object.fields.filter((f) => f.unique && !f.system && f !== key);
+  if (uniques.some((field) => (given[field.name] ?? null) !== null)) return null;
+  const record = newRecord(state, object, given, Bun.randomUUIDv7());
+  deriveFields(behaviours, record);
+  if (insertProblems(object, given, record).length > 0) return null;
+  if (!(await state.tx.insertRecord(state.context.tenantId, object, record, key))) return null;
+  state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));
+  return record.UID as string;
+}
+
+/** A new record of `given` values: the others' defaults, its UID, times and users (no generated name yet). */
+function newRecord(state: WriteState, object: ObjectDef, given: RecordValues, uid: string): RecordValues {
+  const { userId, now } = state.context;
+  const record: RecordValues = {};
+  for (const field of object.fields)
+    record[field.name] = field.name in given ? (given[field.name] ?? null) : defaultRecordValue(field);
+  return Object.assign(record, {
+    UID: uid,
+    CreatedDate: now,
+    LastModifiedDate: now,
+    CreatedBy: userId,
+    LastModifiedBy: userId,
+  });
+}
+
+/** What makes `record` (of `given` values) no valid new record of `object`. */
+const insertProblems = (object: ObjectDef, given: RecordValues, record: RecordValues) => [
+  ...checkFieldValues(object, given),
+  ...missingRequired(object, record),
+  ...checkFieldOrder(behavioursOf(object), record),
+];
 
 /** Inserts a record of `given` values; `checkedFree` is a unique field whose value the caller found free. */
 async function insert(
@@ -83,17 +134,8 @@ async function insert(
   uid: string = Bun.randomUUIDv7(),
   checkedFree?: FieldDef,
 ): Promise<string> {
-  const { tenantId, userId, now } = state.context;
-  const record: RecordValues = {};
-  for (const field of object.fields)
-    record[field.name] = field.name in given ? (given[field.name] ?? null) : defaultRecordValue(field);
-  Object.assign(record, {
-    UID: uid,
-    CreatedDate: now,
-    LastModifiedDate: now,
-    CreatedBy: userId,
-    LastModifiedBy: userId,
-  });
+  const { tenantId } = state.context;
+  const record = newRecord(state, object, given, uid);
   const behaviours = behavioursOf(object);
   const generated = behaviours.generatedName;
   if (generated)
@@ -102,11 +144,7 @@ async function insert(
       await state.tx.nextSequenceValue(tenantId, generated.sequence),
     );
   deriveFields(behaviours, record);
-  assertValid(object, given, [
-    ...checkFieldValues(object, given),
-    ...missingRequired(object, record),
-    ...checkFieldOrder(behaviours, record),
-  ]);
+  assertValid(object, given, insertProblems(object, given, record));
   await assertUnique(state, object, record, given, null, checkedFree);
   await state.tx.insertRecord(tenantId, object, record);
   state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));

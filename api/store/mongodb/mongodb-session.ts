@@ -7,6 +7,7 @@
 import type { ClientSession, Db } from "mongodb";
 import { createDeliveryLogSession } from "../../../common/delivery-log/mongodb/delivery-log-session.ts";
 import type { ChangeEntry } from "../../model/record-values.ts";
+import { insertLookingUpFirst } from "../insert-looking-up-first.ts";
 import type { StoreWriter } from "../store.ts";
 import { createCatalogueSession } from "./catalogue/catalogue-session.ts";
 import { createChangeLogSession } from "./change-log-session.ts";
@@ -32,14 +33,17 @@ export function createMongoSession(
   unit: ChangeEntry[] | null,
 ): MongoSession {
   const { flush, ...changeLog } = createChangeLogSession(db, feed, session, unit);
+  const { insertOne, ...writes } = createRecordWriteSession(db, session);
+  const reads = createRecordReadSession(db, session);
   const store: StoreWriter = {
     ...createCounterSession(db, session),
     ...createIdentitySession(db, session),
     ...createWebhookSession(db, session),
     ...createConfigSession(db, session),
     ...createCatalogueSession(db, session),
-    ...createRecordWriteSession(db, session),
-    ...createRecordReadSession(db, session),
+    ...writes,
+    ...reads,
+    insertRecord: insertLookingUpFirst(reads.findRecordByValue, insertOne),
     ...changeLog,
     ...createDeliveryLogSession(db, session),
   };

@@ -167,10 +167,19 @@ export interface RecordReader {
  */
 export interface RecordWriter {
   /**
-   * Inserts a record with all of `object`'s fields (absent ones null).
+   * Inserts a record with all of `object`'s fields (absent ones null); true once written. With
+   * `unlessTaken` (a unique field), false and nothing written when another record holds the
+   * record's value of it: an upsert's insert, tried before any read of its key (on PostgreSQL a
+   * read of an absent key locks its index page under SERIALIZABLE, and upserts of new neighbouring
+   * keys then fail to serialize; ../insert-looking-up-first.ts for engines that look it up).
    * @throws UniqueViolationError, ReferenceNotFoundError (see above).
    */
-  insertRecord(tenantId: string, object: ObjectDef, values: RecordValues): Promise<void>;
+  insertRecord(
+    tenantId: string,
+    object: ObjectDef,
+    values: RecordValues,
+    unlessTaken?: FieldDef,
+  ): Promise<boolean>;
   /**
    * Sets the given fields of the record `uid` (a missing record: nothing to set).
    * @throws UniqueViolationError, ReferenceNotFoundError (see above), for the given fields.

@@ -70,6 +70,18 @@ export function createRecordSession(
 ): RecordMethods {
   const table = async (tenantId: string, object: ObjectDef) =>
     tableRef(await schemas.schemaOf(tenantId), object);
+  const findRecordByValue: RecordMethods["findRecordByValue"] = async (
+    tenantId,
+    object,
+    field,
+    value,
+    exceptUid,
+  ) => {
+    const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
+      WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
+    const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
+    return row ? decodeColumns(object.fields, row, 0) : null;
+  };
 
   return {
     async findRecords(tenantId, object, uids, fields = object.fields) {
@@ -77,29 +89,30 @@ export function createRecordSession(
       const sql = `SELECT ${columnList(fields)} FROM ${await table(tenantId, object)} r WHERE r.uid = ANY($1::text[])`;
       return (await db.values(sql, [uids])).map((row) => decodeColumns(fields, row, 0));
     },
-    async findRecordByValue(tenantId, object, field, value, exceptUid) {
-      const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
-        WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
-      const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
-      return row ? decodeColumns(object.fields, row, 0) : null;
-    },
+    findRecordByValue,
     async countReferencing(tenantId, source, field, uid) {
       const sql = `SELECT count(*) AS n FROM ${await table(tenantId, source)} WHERE ${column(field)} = $1`;
       return Number((await db.rows<{ n: string }>(sql, [uid]))[0]?.n ?? 0);
     },
-    async insertRecord(tenantId, object, values) {
+    async insertRecord(tenantId, object, values, unlessTaken) {
       const schema = await schemas.schemaOf(tenantId);
       const at = (field: FieldDef) => typed(object.fields.indexOf(field) + 1, field);
       const uid = at(object.fields.find((field) => field.type === "id") as FieldDef);
       const guard = await constraints.referenceGuard(tenantId, schema, object, object.fields, at, uid);
+      // Insert or nothing by the key's unique index: no read of the key, so no predicate lock on its page.
+      const orNothing = unlessTaken ? ` ON CONFLICT (${column(unlessTaken)}) DO NOTHING` : "";
       const sql = `INSERT INTO ${tableRef(schema, object)} (${object.fields.map(column).join(", ")})
-        SELECT ${object.fields.map(at).join(", ")} WHERE ${guard}`;
+        SELECT ${object.fields.map(at).join(", ")} WHERE ${guard}${orNothing}`;
       const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
       try {
-        if ((await db.run(sql, params)) > 0) return;
+        if ((await db.run(sql, params)) > 0) return true;
       } catch (error) {
         throw constraints.explainFailure(error, object, values);
       }
+      // Nothing written: the key taken, or a reference that names nothing (thrown here).
+      const key = unlessTaken ? (values[unlessTaken.name] ?? null) : null;
+      if (unlessTaken && key !== null && (await findRecordByValue(tenantId, object, unlessTaken, key)))
+        return false;
       await constraints.assertReferences(tenantId, schema, object, values, values.UID as string);
       throw new Error(`${object.name}: the record was not written, for no reason found`);
     },

@@ -6,6 +6,7 @@
 import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
+import { insertLookingUpFirst } from "../insert-looking-up-first.ts";
 import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
 import { tableName } from "./catalogue-ddl.ts";
@@ -50,6 +51,32 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
     ),
   };
 
+  const findRecordByValue: RecordMethods["findRecordByValue"] = async (
+    tenantId,
+    object,
+    field,
+    value,
+    exceptUid,
+  ) => {
+    const sql = `SELECT ${columnList(object.fields)} FROM ${table(tenantId, object)} r
+      WHERE ${column(field)} = ? AND uid IS NOT ? LIMIT 1`;
+    const [row] = db
+      .query<ColumnValue[], ColumnValue[]>(sql)
+      .values(encodeValue(field, value), exceptUid ?? null) as ColumnValue[][];
+    return row ? decodeColumns(object.fields, row, 0) : null;
+  };
+  const insertOne = async (tenantId: string, object: ObjectDef, values: RecordValues) => {
+    constraints.assertReferences(tenantId, object, values, values.UID as string);
+    const columns = object.fields.map(column).join(", ");
+    const marks = object.fields.map(() => "?").join(", ");
+    const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
+    try {
+      db.query(`INSERT INTO ${table(tenantId, object)} (${columns}) VALUES (${marks})`).run(...params);
+    } catch (error) {
+      throw constraints.explainFailure(error, tenantId, object, values, null);
+    }
+  };
+
   return {
     async findRecords(tenantId, object, uids, fields = object.fields) {
       if (uids.length === 0) return [];
@@ -59,29 +86,12 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
       );
       return (rows.values(...uids) as ColumnValue[][]).map((row) => decodeColumns(fields, row, 0));
     },
-    async findRecordByValue(tenantId, object, field, value, exceptUid) {
-      const sql = `SELECT ${columnList(object.fields)} FROM ${table(tenantId, object)} r
-        WHERE ${column(field)} = ? AND uid IS NOT ? LIMIT 1`;
-      const [row] = db
-        .query<ColumnValue[], ColumnValue[]>(sql)
-        .values(encodeValue(field, value), exceptUid ?? null) as ColumnValue[][];
-      return row ? decodeColumns(object.fields, row, 0) : null;
-    },
+    findRecordByValue,
     async countReferencing(tenantId, source, field, uid) {
       const sql = `SELECT count(*) AS n FROM ${table(tenantId, source)} WHERE ${column(field)} = ?`;
       return db.query<{ n: number }, [string]>(sql).get(uid)?.n ?? 0;
     },
-    async insertRecord(tenantId, object, values) {
-      constraints.assertReferences(tenantId, object, values, values.UID as string);
-      const columns = object.fields.map(column).join(", ");
-      const marks = object.fields.map(() => "?").join(", ");
-      const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
-      try {
-        db.query(`INSERT INTO ${table(tenantId, object)} (${columns}) VALUES (${marks})`).run(...params);
-      } catch (error) {
-        throw constraints.explainFailure(error, tenantId, object, values, null);
-      }
-    },
+    insertRecord: insertLookingUpFirst(findRecordByValue, insertOne),
     async updateRecord(tenantId, object, uid, values) {
       const fields = object.fields.filter((field) => field.name in values);
       if (fields.length === 0) return;

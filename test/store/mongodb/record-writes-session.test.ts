@@ -46,7 +46,7 @@ describe("the record writes without a server", () => {
   test("a write that must reach the server fails as UNAVAILABLE, quickly, not with the driver's error", async () => {
     const started = performance.now();
     const record = newRecord(owners, "user-1", { Name: "a", Code: "k-1" });
-    const writes: ((tx: StoreWriter) => Promise<void>)[] = [
+    const writes: ((tx: StoreWriter) => Promise<unknown>)[] = [
       (tx) => tx.insertRecord("tenant-a", owners, record),
       (tx) => tx.updateRecord("tenant-a", owners, record.UID as string, { Name: "b" }),
       (tx) => tx.deleteRecord("tenant-a", owners, record.UID as string),
