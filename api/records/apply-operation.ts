@@ -6,6 +6,7 @@
 import {
   InvalidKeyFieldError,
   NotFoundError,
+  ReferenceNotFoundError,
   UniqueViolationError,
   ValidationError,
 } from "../../common/errors.ts";
@@ -27,7 +28,7 @@ export async function applyOperation(state: WriteState, op: RecordOperation): Pr
       return register(
         state,
         op,
-        await insert(state, op.object, await toValues(state, op.object, op.input ?? {}), uid),
+        await insert(state, op.object, toValues(state, op.object, op.input ?? {}), uid),
       );
     }
     case "update": {
@@ -35,12 +36,34 @@ export async function applyOperation(state: WriteState, op: RecordOperation): Pr
       const existing = await loadOne(state, op.object, uid);
       if (!existing) throw new NotFoundError(`no ${op.object.name} record with UID '${uid}'`);
       const { UID: _uid, ...given } = op.input ?? {};
-      return update(state, op.object, existing, await toValues(state, op.object, given));
+      return update(state, op.object, existing, toValues(state, op.object, given));
     }
     case "upsert":
       return register(state, op, await upsert(state, op));
     case "delete":
       return remove(state, op.object, uidFor(state, op.object, op.uid ?? "", uidMismatch));
+  }
+}
+
+/**
+ * A store write whose ReferenceNotFoundError names the field by the input's member (`RegionId`, not
+ * `Region`): the store checks that a reference names a record, in the write itself (the record an
+ * idAlias stands for may have been deleted by an earlier operation of the mutation too).
+ */
+async function named<T>(object: ObjectDef, write: Promise<T>): Promise<T> {
+  try {
+    return await write;
+  } catch (error) {
+    if (!(error instanceof ReferenceNotFoundError)) throw error;
+    const details = (error.details ?? []).map((detail) => {
+      const field = object.fields.find((candidate) => candidate.name === detail.path);
+      return field ? { ...detail, path: memberName(field) } : detail;
+    });
+    const [first] = details;
+    throw new ReferenceNotFoundError(
+      first ? `${object.name}.${first.path}: ${first.message}` : error.message,
+      details,
+    );
   }
 }
 
@@ -62,7 +85,7 @@ async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
       `'${op.keyField}' is not an upsert key of ${op.object.name}; valid keys: ${valid}`,
     );
   }
-  const given = await toValues(state, op.object, op.input ?? {});
+  const given = toValues(state, op.object, op.input ?? {});
   const value = given[key.name];
   if (value === undefined || value === null)
     throw new ValidationError(`the input must set the key field ${key.name}`, [
@@ -99,7 +122,7 @@ async function insertFirst(
   const record = newRecord(state, object, given, Bun.randomUUIDv7());
   deriveFields(behaviours, record);
   if (insertProblems(object, given, record).length > 0) return null;
-  if (!(await state.tx.insertRecord(state.context.tenantId, object, record, key))) return null;
+  if (!(await named(object, state.tx.insertRecord(state.context.tenantId, object, record, key)))) return null;
   state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));
   return record.UID as string;
 }
@@ -146,7 +169,7 @@ async function insert(
   deriveFields(behaviours, record);
   assertValid(object, given, insertProblems(object, given, record));
   await assertUnique(state, object, record, given, null, checkedFree);
-  await state.tx.insertRecord(tenantId, object, record);
+  await named(object, state.tx.insertRecord(tenantId, object, record));
   state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));
   return record.UID as string;
 }
@@ -178,7 +201,7 @@ export async function update(
   });
   const writes: RecordValues = { LastModifiedDate: record.LastModifiedDate ?? null, LastModifiedBy: userId };
   for (const field of changed) writes[field.name] = record[field.name] ?? null;
-  await state.tx.updateRecord(tenantId, object, existing.UID as string, writes);
+  await named(object, state.tx.updateRecord(tenantId, object, existing.UID as string, writes));
   if (changed.length > 0)
     state.changes.push(change(state, object, "UPDATE", existing.UID as string, existing, record));
   return existing.UID as string;

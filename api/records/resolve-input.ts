@@ -1,7 +1,9 @@
 /**
  * An operation's input → record values by field name: only members the caller may write, references
- * resolved to the UIDs of existing records (an idAlias defined earlier in the write stands for its
- * record's UID, for its own object only). Throws typed errors naming the input's members.
+ * resolved to the UIDs they name (an idAlias defined earlier in the write stands for its record's
+ * UID, for its own object only). Whether that record exists is the store's check, in the write
+ * itself (apply-operation.ts names its error by the input's member). Throws typed errors naming
+ * the input's members.
  */
 import {
   type AppError,
@@ -30,11 +32,7 @@ function fieldsByMember(object: ObjectDef): Map<string, FieldDef> {
 }
 
 /** An operation's input (member names, aliases allowed in references) → values by field name, references resolved. */
-export async function toValues(
-  state: WriteState,
-  object: ObjectDef,
-  input: Record<string, unknown>,
-): Promise<RecordValues> {
+export function toValues(state: WriteState, object: ObjectDef, input: Record<string, unknown>): RecordValues {
   assertWritable(object, input);
   const values: RecordValues = {};
   for (const field of object.fields) {
@@ -42,9 +40,7 @@ export async function toValues(
     if (!(member in input)) continue;
     const value = (input[member] ?? null) as FieldValue;
     values[field.name] =
-      field.type === "reference" && value !== null
-        ? await resolveReference(state, field, String(value))
-        : value;
+      field.type === "reference" && value !== null ? resolveReference(state, field, String(value)) : value;
   }
   return values;
 }
@@ -68,24 +64,16 @@ function assertWritable(object: ObjectDef, input: Record<string, unknown>): void
     );
 }
 
-async function resolveReference(state: WriteState, field: FieldDef, value: string): Promise<string> {
+function resolveReference(state: WriteState, field: FieldDef, value: string): string {
   const target = state.catalogue.objects.find((object) => object.name === field.referenceTo) as ObjectDef;
   const member = memberName(field);
-  const uid = uidFor(
+  return uidFor(
     state,
     target,
     value,
     (message) =>
       new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [{ path: member, message }]),
   );
-  // An alias's record too may be gone: deleted by an earlier operation of this mutation.
-  if (!(await loadOne(state, target, uid))) {
-    const message = `no ${target.name} record with UID '${uid}'`;
-    throw new ReferenceNotFoundError(`${field.objectName}.${member}: ${message}`, [
-      { path: member, message },
-    ]);
-  }
-  return uid;
 }
 
 /** The error for an idAlias of another object given as an operation's `UID`. */

@@ -219,8 +219,18 @@ describe("validation", () => {
     );
     expect(error.message).toContain("End must be at or after Start");
   });
-  test("references must exist", () =>
-    refused([insert("Jobs", { Duration: 1, RegionId: crypto.randomUUID() })], 0, "reference_not_found"));
+  test("references must exist, the error naming the input's member", async () => {
+    // The store checks it in the write; the error names the field as the input does (RegionId).
+    const region = crypto.randomUUID();
+    const error = await refused(
+      [insert("Jobs", { Duration: 1, RegionId: region })],
+      0,
+      "reference_not_found",
+    );
+    const message = `no Regions record with UID '${region}'`;
+    expect(error.message).toBe(`Jobs.RegionId: ${message}`);
+    expect(error.details).toEqual([{ path: "RegionId", message }]);
+  });
   test("unique violations name the field", async () => {
     await write(insert("CustomExternalObject", { ExternalId: "u-1" }));
     const error = await refused(
