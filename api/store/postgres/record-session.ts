@@ -70,17 +70,12 @@ export function createRecordSession(
 ): RecordMethods {
   const table = async (tenantId: string, object: ObjectDef) =>
     tableRef(await schemas.schemaOf(tenantId), object);
-  const findRecordByValue: RecordMethods["findRecordByValue"] = async (
-    tenantId,
-    object,
-    field,
-    value,
-    exceptUid,
-  ) => {
-    const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
-      WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
-    const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
-    return row ? decodeColumns(object.fields, row, 0) : null;
+  /** Whether a record of `object` holds `values`' value of the unique field `key`. */
+  const taken = async (tenantId: string, object: ObjectDef, key: FieldDef, values: RecordValues) => {
+    const value = values[key.name] ?? null;
+    if (value === null) return false;
+    const sql = `SELECT 1 FROM ${await table(tenantId, object)} WHERE ${column(key)} = $1 LIMIT 1`;
+    return (await db.run(sql, [encodeValue(key, value)])) > 0;
   };
 
   return {
@@ -89,7 +84,12 @@ export function createRecordSession(
       const sql = `SELECT ${columnList(fields)} FROM ${await table(tenantId, object)} r WHERE r.uid = ANY($1::text[])`;
       return (await db.values(sql, [uids])).map((row) => decodeColumns(fields, row, 0));
     },
-    findRecordByValue,
+    async findRecordByValue(tenantId, object, field, value, exceptUid) {
+      const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
+        WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
+      const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
+      return row ? decodeColumns(object.fields, row, 0) : null;
+    },
     async countReferencing(tenantId, source, field, uid) {
       const sql = `SELECT count(*) AS n FROM ${await table(tenantId, source)} WHERE ${column(field)} = $1`;
       return Number((await db.rows<{ n: string }>(sql, [uid]))[0]?.n ?? 0);
@@ -110,9 +110,7 @@ export function createRecordSession(
         throw constraints.explainFailure(error, object, values);
       }
       // Nothing written: the key taken, or a reference that names nothing (thrown here).
-      const key = unlessTaken ? (values[unlessTaken.name] ?? null) : null;
-      if (unlessTaken && key !== null && (await findRecordByValue(tenantId, object, unlessTaken, key)))
-        return false;
+      if (unlessTaken && (await taken(tenantId, object, unlessTaken, values))) return false;
       await constraints.assertReferences(tenantId, schema, object, values, values.UID as string);
       throw new Error(`${object.name}: the record was not written, for no reason found`);
     },
