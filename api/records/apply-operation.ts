@@ -91,9 +91,10 @@ async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
     throw new ValidationError(`the input must set the key field ${key.name}`, [
       { path: key.name, message: "is required for the upsert" },
     ]);
-  const inserted = await insertFirst(state, op.object, given, key);
-  if (inserted !== null) return inserted;
-  const existing = await state.tx.findRecordByValue(state.context.tenantId, op.object, key, value);
+  const tried = await insertFirst(state, op.object, given, key);
+  if (tried && "inserted" in tried) return tried.inserted;
+  const existing =
+    tried?.holder ?? (await state.tx.findRecordByValue(state.context.tenantId, op.object, key, value));
   // Its value was just found free (insert) or the record's own (update) in this unit of work: not looked up again.
   return existing
     ? update(state, op.object, existing, given)
@@ -106,15 +107,15 @@ async function upsert(state: WriteState, op: RecordOperation): Promise<string> {
  * then fail to serialize), where that cannot change the outcome: the object draws no generated
  * name (an update would have drawn a number), the key is the only unique value given (another's
  * check would count the record the upsert updates), and `given` makes a valid new record (else the
- * record found answers, or the insert's own errors). Null when the key is taken or this does not
- * apply: the caller looks the key up.
+ * record found answers, or the insert's own errors). The UID inserted, or the record holding the
+ * key (to update); null when this does not apply: the caller looks the key up.
  */
 async function insertFirst(
   state: WriteState,
   object: ObjectDef,
   given: RecordValues,
   key: FieldDef,
-): Promise<string | null> {
+): Promise<{ inserted: string } | { holder: RecordValues } | null> {
   const behaviours = behavioursOf(object);
   if (behaviours.generatedName) return null;
   const uniques = object.fields.filter((f) => f.unique && !f.system && f !== key);
@@ -122,9 +123,10 @@ async function insertFirst(
   const record = newRecord(state, object, given, Bun.randomUUIDv7());
   deriveFields(behaviours, record);
   if (insertProblems(object, given, record).length > 0) return null;
-  if (!(await named(object, state.tx.insertRecord(state.context.tenantId, object, record, key)))) return null;
+  const holder = await named(object, state.tx.insertUnlessTaken(state.context.tenantId, object, record, key));
+  if (holder) return { holder };
   state.changes.push(change(state, object, "INSERT", record.UID as string, null, record));
-  return record.UID as string;
+  return { inserted: record.UID as string };
 }
 
 /** A new record of `given` values: the others' defaults, its UID, times and users (no generated name yet). */

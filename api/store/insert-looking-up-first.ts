@@ -1,8 +1,8 @@
 /**
- * `RecordWriter.insertRecord` for an engine whose insert cannot itself do
- * nothing when a unique key is taken (SQLite, MongoDB): with `unlessTaken`,
- * the key is looked up first, in the same unit of work, which makes the two
- * steps one. PostgreSQL inserts or does nothing in one statement instead.
+ * `RecordWriter.insertUnlessTaken` for an engine whose insert cannot itself
+ * do nothing when a unique key is taken (SQLite, MongoDB): the key is looked
+ * up first, in the same unit of work, which makes the two steps one.
+ * PostgreSQL inserts or does nothing in one statement instead.
  */
 import type { ObjectDef } from "../model/catalogue.ts";
 import type { RecordValues } from "../model/record-values.ts";
@@ -11,11 +11,11 @@ import type { RecordReader, RecordWriter } from "./ports/records-port.ts";
 export function insertLookingUpFirst(
   find: RecordReader["findRecordByValue"],
   insert: (tenantId: string, object: ObjectDef, values: RecordValues) => Promise<void>,
-): RecordWriter["insertRecord"] {
-  return async (tenantId, object, values, unlessTaken) => {
-    const key = unlessTaken ? (values[unlessTaken.name] ?? null) : null;
-    if (unlessTaken && key !== null && (await find(tenantId, object, unlessTaken, key))) return false;
+): RecordWriter["insertUnlessTaken"] {
+  return async (tenantId, object, values, key) => {
+    const holder = await find(tenantId, object, key, values[key.name] ?? null);
+    if (holder) return holder;
     await insert(tenantId, object, values);
-    return true;
+    return null;
   };
 }

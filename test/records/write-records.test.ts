@@ -149,8 +149,8 @@ describe("one write is one unit of work, logged in the change log", () => {
     expect(second).toBe(first as string);
   });
 
-  test("an upsert looks its key up at most once: its insert not at all (insert or nothing), its update once", async () => {
-    // The real store, its units of work's findRecordByValue counted by field.
+  test("an upsert reaches its key once: insert or nothing answers the record holding it; no branch checks it again", async () => {
+    // The real store, its units of work's reads and insert-or-nothing of a key counted by field.
     const lookups: string[] = [];
     const counted: Store = {
       ...t.store,
@@ -159,20 +159,24 @@ describe("one write is one unit of work, logged in the change log", () => {
           work({
             ...tx,
             findRecordByValue: (tenantId, object, field, value, exceptUid) => {
-              lookups.push(field.name);
+              lookups.push(`find ${field.name}`);
               return tx.findRecordByValue(tenantId, object, field, value, exceptUid);
+            },
+            insertUnlessTaken: (tenantId, object, values, key) => {
+              lookups.push(`insert unless ${key.name}`);
+              return tx.insertUnlessTaken(tenantId, object, values, key);
             },
           }),
         ),
     };
     const operation = upsert("CustomExternalObject", { ExternalId: "up-once" }, "ExternalId");
     const [inserted] = await writeRecords(counted, catalogue, context(), [operation]);
-    expect(lookups).toEqual([]);
-    // The same key again: the insert does nothing, the key is looked up and the record the first
-    // upsert inserted updated; the value it holds already is not looked up again.
+    expect(lookups).toEqual(["insert unless ExternalId"]);
+    // The same key again: nothing inserted, the record holding the key (the first upsert's) is
+    // answered and updated; the value it holds already is not looked up again.
     const [again] = await writeRecords(counted, catalogue, context(), [operation]);
     expect(again).toBe(inserted as string);
-    expect(lookups).toEqual(["ExternalId"]);
+    expect(lookups).toEqual(["insert unless ExternalId", "insert unless ExternalId"]);
   });
 });
 

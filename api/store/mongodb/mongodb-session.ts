@@ -33,7 +33,7 @@ export function createMongoSession(
   unit: ChangeEntry[] | null,
 ): MongoSession {
   const { flush, ...changeLog } = createChangeLogSession(db, feed, session, unit);
-  const { insertOne, ...writes } = createRecordWriteSession(db, session);
+  const writes = createRecordWriteSession(db, session);
   const reads = createRecordReadSession(db, session);
   const store: StoreWriter = {
     ...createCounterSession(db, session),
@@ -43,7 +43,7 @@ export function createMongoSession(
     ...createCatalogueSession(db, session),
     ...writes,
     ...reads,
-    insertRecord: insertLookingUpFirst(reads.findRecordByValue, insertOne),
+    insertUnlessTaken: insertLookingUpFirst(reads.findRecordByValue, writes.insertRecord),
     ...changeLog,
     ...createDeliveryLogSession(db, session),
   };

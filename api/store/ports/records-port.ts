@@ -167,19 +167,24 @@ export interface RecordReader {
  */
 export interface RecordWriter {
   /**
-   * Inserts a record with all of `object`'s fields (absent ones null); true once written. With
-   * `unlessTaken` (a unique field), false and nothing written when another record holds the
-   * record's value of it: an upsert's insert, tried before any read of its key (on PostgreSQL a
-   * read of an absent key locks its index page under SERIALIZABLE, and upserts of new neighbouring
-   * keys then fail to serialize; ../insert-looking-up-first.ts for engines that look it up).
+   * Inserts a record with all of `object`'s fields (absent ones null).
    * @throws UniqueViolationError, ReferenceNotFoundError (see above).
    */
-  insertRecord(
+  insertRecord(tenantId: string, object: ObjectDef, values: RecordValues): Promise<void>;
+  /**
+   * Inserts the record as `insertRecord` does unless another record holds its value of `key` (a
+   * unique field, set): then nothing is written and that record (every field) is answered; null
+   * once written. An upsert's insert, tried before any read of its key: on PostgreSQL a read of an
+   * absent key locks its index page under SERIALIZABLE, and upserts of new neighbouring keys then
+   * fail to serialize (../insert-looking-up-first.ts for engines that look the key up first).
+   * @throws UniqueViolationError (another unique field, the UID), ReferenceNotFoundError.
+   */
+  insertUnlessTaken(
     tenantId: string,
     object: ObjectDef,
     values: RecordValues,
-    unlessTaken?: FieldDef,
-  ): Promise<boolean>;
+    key: FieldDef,
+  ): Promise<RecordValues | null>;
   /**
    * Sets the given fields of the record `uid` (a missing record: nothing to set).
    * @throws UniqueViolationError, ReferenceNotFoundError (see above), for the given fields.

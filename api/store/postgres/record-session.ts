@@ -7,7 +7,7 @@
 
 import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
-import type { RecordValues } from "../../model/record-values.ts";
+import type { FieldValue, RecordValues } from "../../model/record-values.ts";
 import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
 import { columnType, decodeValue, encodeValue, type PostgresColumnValue } from "./record-codec.ts";
@@ -70,13 +70,48 @@ export function createRecordSession(
 ): RecordMethods {
   const table = async (tenantId: string, object: ObjectDef) =>
     tableRef(await schemas.schemaOf(tenantId), object);
-  /** Whether a record of `object` holds `values`' value of the unique field `key`. */
-  const taken = async (tenantId: string, object: ObjectDef, key: FieldDef, values: RecordValues) => {
-    const value = values[key.name] ?? null;
-    if (value === null) return false;
-    const sql = `SELECT 1 FROM ${await table(tenantId, object)} WHERE ${column(key)} = $1 LIMIT 1`;
-    return (await db.run(sql, [encodeValue(key, value)])) > 0;
-  };
+  async function findRecordByValue(
+    tenantId: string,
+    object: ObjectDef,
+    field: FieldDef,
+    value: FieldValue,
+    exceptUid?: string,
+  ): Promise<RecordValues | null> {
+    const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
+      WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
+    const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
+    return row ? decodeColumns(object.fields, row, 0) : null;
+  }
+  /**
+   * Inserts `values` as a record of `object`; with `key`, nothing when another record holds its
+   * value of `key`, by the key's unique index (ON CONFLICT: the key is not read, so no predicate
+   * lock on its page). Null once written, else the record holding the key.
+   */
+  async function insert(
+    tenantId: string,
+    object: ObjectDef,
+    values: RecordValues,
+    key?: FieldDef,
+  ): Promise<RecordValues | null> {
+    const schema = await schemas.schemaOf(tenantId);
+    const at = (field: FieldDef) => typed(object.fields.indexOf(field) + 1, field);
+    const uid = at(object.fields.find((field) => field.type === "id") as FieldDef);
+    const guard = await constraints.referenceGuard(tenantId, schema, object, object.fields, at, uid);
+    const orNothing = key ? ` ON CONFLICT (${column(key)}) DO NOTHING` : "";
+    const sql = `INSERT INTO ${tableRef(schema, object)} (${object.fields.map(column).join(", ")})
+      SELECT ${object.fields.map(at).join(", ")} WHERE ${guard}${orNothing}`;
+    const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
+    try {
+      if ((await db.run(sql, params)) > 0) return null;
+    } catch (error) {
+      throw constraints.explainFailure(error, object, values);
+    }
+    // Nothing written: the key taken, or a reference that names nothing (thrown here).
+    const holder = key ? await findRecordByValue(tenantId, object, key, values[key.name] ?? null) : null;
+    if (holder) return holder;
+    await constraints.assertReferences(tenantId, schema, object, values, values.UID as string);
+    throw new Error(`${object.name}: the record was not written, for no reason found`);
+  }
 
   return {
     async findRecords(tenantId, object, uids, fields = object.fields) {
@@ -84,36 +119,15 @@ export function createRecordSession(
       const sql = `SELECT ${columnList(fields)} FROM ${await table(tenantId, object)} r WHERE r.uid = ANY($1::text[])`;
       return (await db.values(sql, [uids])).map((row) => decodeColumns(fields, row, 0));
     },
-    async findRecordByValue(tenantId, object, field, value, exceptUid) {
-      const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
-        WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
-      const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
-      return row ? decodeColumns(object.fields, row, 0) : null;
-    },
+    findRecordByValue,
     async countReferencing(tenantId, source, field, uid) {
       const sql = `SELECT count(*) AS n FROM ${await table(tenantId, source)} WHERE ${column(field)} = $1`;
       return Number((await db.rows<{ n: string }>(sql, [uid]))[0]?.n ?? 0);
     },
-    async insertRecord(tenantId, object, values, unlessTaken) {
-      const schema = await schemas.schemaOf(tenantId);
-      const at = (field: FieldDef) => typed(object.fields.indexOf(field) + 1, field);
-      const uid = at(object.fields.find((field) => field.type === "id") as FieldDef);
-      const guard = await constraints.referenceGuard(tenantId, schema, object, object.fields, at, uid);
-      // Insert or nothing by the key's unique index: no read of the key, so no predicate lock on its page.
-      const orNothing = unlessTaken ? ` ON CONFLICT (${column(unlessTaken)}) DO NOTHING` : "";
-      const sql = `INSERT INTO ${tableRef(schema, object)} (${object.fields.map(column).join(", ")})
-        SELECT ${object.fields.map(at).join(", ")} WHERE ${guard}${orNothing}`;
-      const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
-      try {
-        if ((await db.run(sql, params)) > 0) return true;
-      } catch (error) {
-        throw constraints.explainFailure(error, object, values);
-      }
-      // Nothing written: the key taken, or a reference that names nothing (thrown here).
-      if (unlessTaken && (await taken(tenantId, object, unlessTaken, values))) return false;
-      await constraints.assertReferences(tenantId, schema, object, values, values.UID as string);
-      throw new Error(`${object.name}: the record was not written, for no reason found`);
+    async insertRecord(tenantId, object, values) {
+      await insert(tenantId, object, values);
     },
+    insertUnlessTaken: insert,
     async updateRecord(tenantId, object, uid, values) {
       const fields = object.fields.filter((field) => field.name in values);
       if (fields.length === 0) return;

@@ -91,7 +91,8 @@ export function createRecordSession(db: Database, storageNo: (tenantId: string) 
       const sql = `SELECT count(*) AS n FROM ${table(tenantId, source)} WHERE ${column(field)} = ?`;
       return db.query<{ n: number }, [string]>(sql).get(uid)?.n ?? 0;
     },
-    insertRecord: insertLookingUpFirst(findRecordByValue, insertOne),
+    insertRecord: insertOne,
+    insertUnlessTaken: insertLookingUpFirst(findRecordByValue, insertOne),
     async updateRecord(tenantId, object, uid, values) {
       const fields = object.fields.filter((field) => field.name in values);
       if (fields.length === 0) return;

@@ -56,7 +56,7 @@ export function describeConstraints(sut: StoreUnderTest): void {
       await write((tx) => tx.updateRecord(t.id, owners, first.UID as string, { Code: "k-1", Name: "still" }));
     });
 
-    test("an insert unless its key is taken: true and written when free, false and nothing written when taken", async () => {
+    test("an insert unless its key is taken: written (null) when free; when taken, nothing written and the holder answered", async () => {
       const { tenant: t, catalogue, user: by } = await seedTenant(sut.store);
       const { owners } = catalogue;
       const code = owners.fields.find((field) => field.name === "Code");
@@ -64,18 +64,18 @@ export function describeConstraints(sut: StoreUnderTest): void {
       const first = newRecord(owners, by.id, { Name: "first", Code: "k-1" });
       const copy = newRecord(owners, by.id, { Name: "copy", Code: "k-1" });
       const other = newRecord(owners, by.id, { Name: "other", Code: "k-2" });
-      expect(await write((tx) => tx.insertRecord(t.id, owners, first, code))).toBe(true);
+      expect(await write((tx) => tx.insertUnlessTaken(t.id, owners, first, code))).toBeNull();
       // In one unit of work: the taken key writes nothing and the unit goes on (and commits).
       const answers = await write(async (tx) => [
-        await tx.insertRecord(t.id, owners, copy, code),
-        await tx.insertRecord(t.id, owners, other, code),
+        await tx.insertUnlessTaken(t.id, owners, copy, code),
+        await tx.insertUnlessTaken(t.id, owners, other, code),
       ]);
-      expect(answers).toEqual([false, true]);
+      expect(answers).toEqual([first, null]);
       const names = (await listAll(sut.store, catalogue, owners)).map((o) => `${o.Name} ${o.Code}`);
       expect(names.toSorted()).toEqual(["first k-1", "other k-2"]);
       // Another unique value taken (the UID here) is still a UniqueViolationError.
       const sameUid = { ...newRecord(owners, by.id, { Name: "uid", Code: "k-3" }), UID: first.UID as string };
-      await expect(write((tx) => tx.insertRecord(t.id, owners, sameUid, code))).rejects.toBeInstanceOf(
+      await expect(write((tx) => tx.insertUnlessTaken(t.id, owners, sameUid, code))).rejects.toBeInstanceOf(
         UniqueViolationError,
       );
     });

@@ -56,6 +56,7 @@ export const PORT_MEMBERS = {
     listRelated: true,
     readJson: true,
     insertRecord: true,
+    insertUnlessTaken: true,
     updateRecord: true,
     deleteRecord: true,
     nextSequenceValue: true,

@@ -8,8 +8,6 @@
  */
 import type { ClientSession, Db, Document } from "mongodb";
 import { COLLECTION } from "../../../../common/store/mongodb/layout.ts";
-import type { ObjectDef } from "../../../model/catalogue.ts";
-import type { RecordValues } from "../../../model/record-values.ts";
 import { STANDARD_OBJECTS } from "../../../model/standard-objects.ts";
 import type { RecordWriter } from "../../ports/records-port.ts";
 import { customObjectByName } from "../catalogue/catalogue-documents.ts";
@@ -28,14 +26,11 @@ import { uidFieldOf } from "./record-documents.ts";
 import { planImport, planSequenceImport } from "./record-import-plan.ts";
 import { planDelete, planInsert, planUpdate, referencesOf } from "./record-write-plan.ts";
 
-/** The record writes but `insertRecord`, which the session makes of `insertOne` (../../insert-looking-up-first.ts). */
+/** The record writes but `insertUnlessTaken`, which the session makes of `insertRecord` (../../insert-looking-up-first.ts). */
 export type RecordWriteMembers = Pick<
   RecordWriter,
-  "updateRecord" | "deleteRecord" | "importRecords" | "importSequences"
-> & {
-  /** Inserts a record with all of `object`'s fields (absent ones null); throws as `insertRecord` does. */
-  insertOne(tenantId: string, object: ObjectDef, values: RecordValues): Promise<void>;
-};
+  "insertRecord" | "updateRecord" | "deleteRecord" | "importRecords" | "importSequences"
+>;
 
 type InUnit = { session: ClientSession } | Record<string, never>;
 
@@ -125,7 +120,7 @@ export function createRecordWriteSession(db: Db, session: ClientSession | null):
   };
 
   return {
-    async insertOne(tenantId, object, values) {
+    async insertRecord(tenantId, object, values) {
       const uid = values[uidFieldOf(object).name] as string;
       const references = await resolve(tenantId, referencesOf(object, object.fields, values, uid));
       await issue(db, inUnit, planInsert(tenantId, object, values, references));
