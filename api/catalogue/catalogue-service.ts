@@ -58,7 +58,10 @@ export function createCatalogueService({ store, cacheSize, limits }: CatalogueSe
      * The tenant's catalogue as this process last read it, not checked against the store (another
      * process may have changed it since): for a read that checks the version itself.
      */
-    lastRead: (tenantId: string): Catalogue | undefined => cache.get(tenantId),
+    lastRead(tenantId: string): Catalogue | undefined {
+      const cached = cache.get(tenantId);
+      return cached && remember(cached);
+    },
 
     /** The tenant's current catalogue. */
     async get(tenantId: string): Promise<Catalogue> {

@@ -153,9 +153,9 @@ export function createGraphQLService(
     catalogue: Catalogue,
     request: GraphQLRequest,
   ): Promise<GraphQLAnswer | null> {
-    const tenantSchema = schemas.get(catalogue);
-    const prepared = documents.kept(tenantId, tenantSchema.version, request.query);
+    const prepared = documents.kept(tenantId, catalogue.version, request.query);
     if (!prepared) return null;
+    const tenantSchema = schemas.get(catalogue);
     const operation = operationOf(prepared, request);
     if (operation?.operation !== "query") return null;
     const data = await reads.data(

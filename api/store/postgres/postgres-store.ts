@@ -124,11 +124,12 @@ function createPostgresStore(
       const session = createPostgresSession(runner, lookup, [] as ChangeEntry[], feedPartitions);
       const value = await work(session.store);
       await session.finish();
-      open = false;
       await commit(runner);
+      open = false;
       lookup.committed();
       return value;
     } catch (error) {
+      // Whatever failed, COMMIT included, no transaction goes back to the pool (a ROLLBACK of none is only a warning).
       if (open) await connection.unsafe("ROLLBACK").catch(() => undefined);
       throw error;
     } finally {

@@ -119,8 +119,8 @@ export function createQuerySession(
 
   return {
     async readJson(tenantId, tree, values, catalogueVersion) {
-      // The version and the answer read in one synchronous stretch: no commit of this process (the
-      // only writer) comes between them.
+      // The version and the answer read in one synchronous stretch, on the reader's snapshot of this
+      // turn (sqlite-store.ts): no commit comes between them.
       if (catalogueVersion !== undefined) {
         const row = db.query<{ version: number }, [string]>(CATALOGUE_VERSION).get(tenantId);
         if ((row?.version ?? 0) !== catalogueVersion) return null;
