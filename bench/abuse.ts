@@ -7,12 +7,18 @@
  * Run: bun bench/abuse.ts [seconds per phase]   (default 5)
  * (`bun bench/abuse.ts --attack <name> <base> <token> <seconds>` is the attacker's process.)
  */
-import { writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { pinProcess } from "./compare/memory.ts";
-import { machine, percentile, RATE_LIMITS_OUT_OF_REACH, residentMiB, startApiProcess } from "./support.ts";
+import {
+  machine,
+  percentile,
+  RATE_LIMITS_OUT_OF_REACH,
+  residentMiB,
+  startApiProcess,
+  writeResultsFile,
+} from "./support.ts";
 
 const seconds = Number(process.argv[2] ?? 5);
 const ATTACK_WORKERS = 4;
@@ -289,11 +295,7 @@ after 15 s idle ${fmt(afterIdle)} (${fmt(afterIdle - atStart)} above start). Tar
 back down when idle.
 `;
     const results = join(import.meta.dir, "results/abuse.md");
-    writeFileSync(results, report);
-    // The results are checked by the gate's formatter like every file.
-    Bun.spawnSync([join(import.meta.dir, "../node_modules/.bin/biome"), "format", "--write", results], {
-      stdout: "ignore",
-    });
+    writeResultsFile(results, report);
     console.log(report);
   } finally {
     await api.stop();

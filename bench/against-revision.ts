@@ -10,11 +10,11 @@
  * Run: bun bench/against-revision.ts <revision> [seconds] [rounds] [jobs]
  *   → bench/results/against-revision.md
  */
-import { existsSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, symlinkSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
-import { machine, startApiProcess } from "./support.ts";
+import { machine, startApiProcess, writeResultsFile } from "./support.ts";
 
 const REVISION = process.argv[2] ?? "";
 const SECONDS = Number(process.argv[3] ?? 5);
@@ -156,5 +156,5 @@ const lines = [
   ),
   "",
 ];
-writeFileSync(new URL("./results/against-revision.md", import.meta.url), lines.join("\n"));
+writeResultsFile(new URL("./results/against-revision.md", import.meta.url), lines.join("\n"));
 console.log(lines.join("\n"));

@@ -9,7 +9,7 @@
  *   attempts: runs of a disturbed workload in all (default 3; 1 on a machine that stays busy,
  *   where every run is disturbed and retrying only makes the run longer).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { deferStop, isSignalled, stopAll, stopAllOnSignals } from "./compare/cleanup.ts";
@@ -28,7 +28,7 @@ import { startPrivatePostgres } from "./compare/postgres.ts";
 import { renderReport } from "./compare/report.ts";
 import type { SystemUnderTest } from "./compare/system.ts";
 import { ensureWrk } from "./run-wrk.ts";
-import { machine, startBareServer } from "./support.ts";
+import { machine, startBareServer, writeResultsFile } from "./support.ts";
 
 const WITHOUT_PARSE = process.argv.includes("--without-parse");
 const positional = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     baseline,
     systems,
   });
-  writeFileSync(new URL("./results/compare.md", import.meta.url), report);
+  writeResultsFile(new URL("./results/compare.md", import.meta.url), report);
   console.log(`\n${report}`);
 }
 

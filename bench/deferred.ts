@@ -10,14 +10,13 @@
  * Run: bun bench/deferred.ts [records] [spreadMs] [dispatchLockMs]
  *   (default 400 over 3000 ms; the dispatchers' DISPATCH_LOCK_MS their default unless given)
  */
-import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../scripts/private-redis.ts";
 import { collect } from "../test/support/processes.ts";
 import { type ReceivedRequest, startReceiver } from "../test/support/receiver.ts";
 import { type RunningService, startService } from "../test/support/service-processes.ts";
-import { machine, percentile, RATE_LIMITS_OUT_OF_REACH } from "./support.ts";
+import { machine, percentile, RATE_LIMITS_OUT_OF_REACH, writeResultsFile } from "./support.ts";
 
 const OFFSET_MS = 5000;
 const [recordsText = "400", spreadText = "3000", lockText] = process.argv.slice(2);
@@ -264,9 +263,5 @@ ${rows.join("\n")}
 Where lateness comes from (the stage columns tell which): due → fired is BullMQ's delayed job reaching the API's event worker (it blocks until the next delayed job's time, no polling) plus the firing's read and its delivery row — tens of ms steady. With the API SIGKILLed, firings due while it is down fire when it is back (the restart time); a firing the dead process held is taken again once its lock lapses (the event worker's 5 s lock, stalled jobs looked for every 2 s; BullMQ's defaults were 30 s and 30 s). Fired → received is the delivery path every webhook shares, as the baseline shows: a burst that finds the endpoint's slots taken (DELIVERY_ENDPOINT_CONCURRENCY, 8 across dispatchers; all of the bench's webhooks share one receiver) parks a job about a second, and a delivery held by a SIGKILLed dispatcher waits for DISPATCH_LOCK_MS (30 s by default) before another dispatcher takes it — a max, not a p99, and a redelivery of the same id when the dead one had sent it.
 `;
 const results = join(import.meta.dir, "results/deferred.md");
-writeFileSync(results, text);
-Bun.spawnSync([join(import.meta.dir, "../node_modules/.bin/biome"), "format", "--write", results], {
-  stdout: "ignore",
-  stderr: "ignore",
-});
+writeResultsFile(results, text);
 console.log(text);

@@ -21,7 +21,7 @@
  * comparison only, each consumer under Bun's sampling profiler (a Markdown
  * profile per run in <dir>), and writes no results: profiled figures are slower.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createDeliveryQueue, enqueueDeliveries } from "../common/delivery-queue.ts";
@@ -32,7 +32,7 @@ import { foreignCpuSeconds, machineTimes, waitForQuietMachine } from "./compare/
 import { createBenchStore } from "./dispatch/bench-store.ts";
 import { cpuSeconds, killAll, type Pinned, pinToCore, startPinned, track } from "./dispatch/processes.ts";
 import { type DispatchBench, dispatchReport, type RunResult } from "./dispatch/report.ts";
-import { bunArgs, machine, PROFILE_DIR } from "./support.ts";
+import { bunArgs, machine, PROFILE_DIR, writeResultsFile } from "./support.ts";
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -280,7 +280,7 @@ try {
       "(1.0 = one core). The runs compared in a round (bare, durable and dispatcher; all receivers fast and one slow)",
       "go in reverse order every other round.",
     ];
-    writeFileSync(
+    writeResultsFile(
       new URL("./results/dispatch.md", import.meta.url),
       `${[...header, "", ...dispatchReport(bench, SLOW_MS)].join("\n")}\n`,
     );

@@ -9,8 +9,7 @@
  * idle within 200 MB of before.
  * Run: bun bench/document-cache.ts [count] [aliases] [idleSeconds]  → bench/results/document-cache.md
  */
-import { writeFileSync } from "node:fs";
-import { machine, residentMiB, startApiProcess } from "./support.ts";
+import { machine, residentMiB, startApiProcess, writeResultsFile } from "./support.ts";
 
 const COUNT = Number(process.argv[2] ?? 10_000);
 const ALIASES = Number(process.argv[3] ?? 1);
@@ -91,4 +90,4 @@ const lines = [
   "",
 ];
 console.log(lines.join("\n"));
-writeFileSync("bench/results/document-cache.md", lines.join("\n"));
+writeResultsFile("bench/results/document-cache.md", lines.join("\n"));

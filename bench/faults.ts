@@ -9,7 +9,7 @@
  *   scale-out (3 API processes and 2 dispatchers on PostgreSQL, the test run's private cluster)
  *   scale: a multiplier of the default sizes (default 1; 0.1 for a quick look)
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { apiKilled } from "../test/support/flow/api-killed.ts";
@@ -24,7 +24,7 @@ import { scaleOut } from "../test/support/flow/scale-out.ts";
 import type { ScenarioResult } from "../test/support/flow/scenario.ts";
 import { steadyFlow } from "../test/support/flow/steady-flow.ts";
 import { killTestPostgres, stopTestPostgres } from "../test/support/private-postgres.ts";
-import { machine, RATE_LIMITS_OUT_OF_REACH } from "./support.ts";
+import { machine, RATE_LIMITS_OUT_OF_REACH, writeResultsFile } from "./support.ts";
 
 type Outcome =
   | ScenarioResult
@@ -140,14 +140,10 @@ for (const name of names) {
 await stopTestPostgres();
 
 const order = Object.keys(SCENARIOS).filter((name) => sections.has(name));
-writeFileSync(
+writeResultsFile(
   results,
   `# Faults, end to end\n\nEach section: \`bun bench/faults.ts <scenario> [scale]\` against the real processes (private Redis with AOF, \`bun api/main.ts\`, \`bun dispatcher/main.ts\`) and receivers on loopback; \`bun bench/faults.ts all\` runs them in turn. "Lost" counts expected deliveries never received; "duplicates" are extra requests carrying an already received \`service-request-id\` (retries, allowed: at least once); "unexpected" would be a delivery nobody expected, or one change under two request ids. Latency: the element's \`timestamp\` (the commit, in the API process) to the receiver's clock on receipt, same machine; the load scenarios measure it after 5 s of warm-up at the same pace, whose own latency has a row apart. The default test suite runs each scenario small (\`test/flows/\`).\n\n${order.map((name) => sections.get(name)).join("\n\n")}\n`,
 );
-// The results are part of the tree, which the gate keeps formatted (tables padded).
-Bun.spawnSync([join(import.meta.dir, "../node_modules/.bin/biome"), "format", "--write", results], {
-  stdout: "ignore",
-});
 console.log(`\nwritten to ${results}`);
 process.exit(failed > 0 ? 1 : 0);
 

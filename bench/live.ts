@@ -13,7 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
-import { machine, percentile, RATE_LIMITS_OUT_OF_REACH, residentMiB } from "./support.ts";
+import { machine, percentile, RATE_LIMITS_OUT_OF_REACH, residentMiB, writeResultsFile } from "./support.ts";
 
 const SELF = import.meta.path;
 const CLIENT_PROCESSES = 2;
@@ -384,12 +384,7 @@ ${table.join("\n")}
   const count = (s: string) =>
     Number(/^## ([\d,]+) subscribers/.exec(s)?.[1]?.replaceAll(",", "") ?? Number.MAX_SAFE_INTEGER);
   sections.sort((x, y) => count(x) - count(y));
-  writeFileSync(RESULTS, `${HEADER}\n${sections.join("").trimEnd()}\n`);
-  // The tables as the formatter aligns them, so `biome check` holds on the file as written.
-  Bun.spawnSync([join(import.meta.dir, "../node_modules/.bin/biome"), "format", "--write", RESULTS], {
-    stdout: "ignore",
-    stderr: "ignore",
-  });
+  writeResultsFile(RESULTS, `${HEADER}\n${sections.join("").trimEnd()}\n`);
 }
 
 const [mode, arg] = process.argv.slice(2);

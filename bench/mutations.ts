@@ -9,12 +9,11 @@
  *   → bench/results/mutations.md (SQLite) or mutations-postgres.md
  * Profile: BENCH_PROFILE_DIR=<dir> runs the API under Bun's sampling profiler and records nothing.
  */
-import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { ENGINE_LABEL, engineSetup, parseBenchArgs, startApiOn } from "./bench-engine.ts";
 import { pssMiB } from "./compare/memory.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
-import { machine, PROFILE_DIR, residentMiB, startBareServer } from "./support.ts";
+import { machine, PROFILE_DIR, residentMiB, startBareServer, writeResultsFile } from "./support.ts";
 
 const { engine, positional } = parseBenchArgs(process.argv.slice(2));
 const SECONDS = Number(positional[0] ?? 10);
@@ -100,5 +99,5 @@ const lines = [
 const resultsFile = engine === "sqlite" ? "mutations.md" : `mutations-${engine}.md`;
 // A profiled API is slower: its figures are not recorded.
 if (PROFILE_DIR) console.log(`profile in ${PROFILE_DIR}; nothing recorded`);
-else writeFileSync(new URL(`./results/${resultsFile}`, import.meta.url), lines.join("\n"));
+else writeResultsFile(new URL(`./results/${resultsFile}`, import.meta.url), lines.join("\n"));
 console.log(lines.join("\n"));

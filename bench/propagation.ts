@@ -9,13 +9,13 @@
  * the same run: B answering a query of a field it knows, right after A answered something.
  * Run: bun bench/propagation.ts [trials=50] [--engine postgres] → bench/results/propagation.md
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, startPrivateRedis } from "../scripts/private-redis.ts";
 import { type BenchEngine, ENGINE_LABEL, parseBenchArgs } from "./bench-engine.ts";
 import { startPrivatePostgres } from "./compare/postgres.ts";
-import { machine, percentile, RATE_LIMITS_OUT_OF_REACH } from "./support.ts";
+import { machine, percentile, RATE_LIMITS_OUT_OF_REACH, writeResultsFile } from "./support.ts";
 
 const RESULTS = join(import.meta.dir, "results/propagation.md");
 
@@ -198,7 +198,7 @@ Target: p99 under 100 ms, 0 stale.
     const next = text.indexOf("\n## ", start + heading.length);
     text = `${text.slice(0, start)}${section}${next < 0 ? "" : `\n${text.slice(next + 1)}`}`;
   }
-  writeFileSync(RESULTS, `${text.trimEnd()}\n`);
+  writeResultsFile(RESULTS, `${text.trimEnd()}\n`);
 }
 
 await main();

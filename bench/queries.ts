@@ -10,13 +10,12 @@
  * Run: bun bench/queries.ts [seconds] [maxJobs] [--engine sqlite|postgres]
  *   → bench/results/queries.md (SQLite) or queries-postgres.md
  */
-import { writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 
 import { ENGINE_LABEL, engineSetup, parseBenchArgs, startApiOn } from "./bench-engine.ts";
 import { pssMiB } from "./compare/memory.ts";
 import { ensureWrk, runWrk, type WrkResult } from "./run-wrk.ts";
-import { machine, residentMiB, startBareServer } from "./support.ts";
+import { machine, residentMiB, startBareServer, writeResultsFile } from "./support.ts";
 
 const { engine, positional } = parseBenchArgs(process.argv.slice(2));
 const SECONDS = Number(positional[0] ?? 10);
@@ -179,5 +178,5 @@ const lines = [
   "",
 ];
 const resultsFile = engine === "sqlite" ? "queries.md" : `queries-${engine}.md`;
-writeFileSync(new URL(`./results/${resultsFile}`, import.meta.url), lines.join("\n"));
+writeResultsFile(new URL(`./results/${resultsFile}`, import.meta.url), lines.join("\n"));
 console.log(lines.join("\n"));

@@ -15,7 +15,7 @@
  * API process's single event loop was the limit, the second core it left idle. The results say so.
  * Run: bun bench/scale-out.ts [seconds=2] [rounds=3] [apis=1,2,3] → bench/results/scale-out.md
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type LocalCluster, startLocalCluster } from "../scripts/local-cluster.ts";
@@ -32,7 +32,7 @@ import {
   startTimingReceiver,
   type TimingReceiver,
 } from "./scale-out/measure.ts";
-import { machine, percentile, RATE_LIMITS_OUT_OF_REACH } from "./support.ts";
+import { machine, percentile, RATE_LIMITS_OUT_OF_REACH, writeResultsFile } from "./support.ts";
 
 const SECONDS = Number(process.argv[2] ?? 2);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -228,9 +228,5 @@ ${pacedRows.join("\n")}
 **On this 2-core machine the ratio shows overhead, not speed-up**: every API process, both dispatchers, PostgreSQL, Redis, wrk and the receiver share the same two cores. ${reading} What scaling out buys shows on machines of their own. ${feedReading} ${pacedReading}
 `;
 const file = join(import.meta.dir, "results/scale-out.md");
-writeFileSync(file, text);
-// The results are part of the tree, which the gate keeps formatted (tables padded).
-Bun.spawnSync([join(import.meta.dir, "../node_modules/.bin/biome"), "format", "--write", file], {
-  stdout: "ignore",
-});
+writeResultsFile(file, text);
 console.log(text);

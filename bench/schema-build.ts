@@ -6,10 +6,9 @@
  * GraphQL request, against a plain authenticated request (GET /auth/whoami).
  * Run: bun bench/schema-build.ts  → prints and writes bench/results/schema-build.md
  */
-import { writeFileSync } from "node:fs";
 import { buildSchema, printSchema } from "graphql";
 import { buildTenantSchema } from "../api/graphql/schema/build-schema.ts";
-import { machine, ms, percentile, startBenchApi } from "./support.ts";
+import { machine, ms, percentile, startBenchApi, writeResultsFile } from "./support.ts";
 
 const OBJECTS = 150;
 const FIELDS = 15;
@@ -88,5 +87,5 @@ const lines = [
   `The added field was visible to the very next request in ${ROUNDS - missed} of ${ROUNDS} rounds (target: all, p99 under 50 ms).`,
   "",
 ];
-writeFileSync(new URL("./results/schema-build.md", import.meta.url), lines.join("\n"));
+writeResultsFile(new URL("./results/schema-build.md", import.meta.url), lines.join("\n"));
 console.log(lines.join("\n"));

@@ -1,7 +1,8 @@
 /** Shared pieces of the benchmarks: a real API over loopback on a private Redis, percentiles, the machine. */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { serviceClient } from "../api/admin/webhook-tool.ts";
 import { provisionTenant } from "../api/auth/provision-tenant.ts";
 import { loadApiConfig } from "../api/config.ts";
@@ -66,6 +67,20 @@ export function machine(): string {
 }
 
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/**
+ * Writes a bench's results file, laid out as the repository's formatter keeps Markdown (tables
+ * padded): the results are part of the tree, which the gate checks, and benches write tables
+ * unpadded.
+ */
+export function writeResultsFile(file: string | URL, text: string): void {
+  const path = file instanceof URL ? fileURLToPath(file) : file;
+  writeFileSync(path, text);
+  const biome = join(import.meta.dir, "../node_modules/.bin/biome");
+  const formatted = Bun.spawnSync([biome, "format", "--write", path], { stdout: "ignore", stderr: "pipe" });
+  if (formatted.exitCode !== 0)
+    console.error(`biome could not format ${path}: ${formatted.stderr.toString()}`);
+}
 
 /** Where benchmarked processes write CPU profiles (BENCH_PROFILE_DIR); benches record nothing when set. */
 export const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
