@@ -9,6 +9,7 @@ import { type FieldSpec, makeField, systemFields } from "../../../api/model/fiel
 import type { ChangeEntry, RecordValues } from "../../../api/model/record-values.ts";
 import { STANDARD_OBJECTS } from "../../../api/model/standard-objects.ts";
 import type {
+  ConfigVariable,
   Store,
   StoreReader,
   StoreWriter,
@@ -17,6 +18,17 @@ import type {
   User,
   WebhookRecord,
 } from "../../../api/store/store.ts";
+
+/** A plain-text config variable of `tenantId`, created and updated at `at`. */
+export const configVariable = (tenantId: string, key: string, value: string, at = 1000): ConfigVariable => ({
+  tenantId,
+  key,
+  configType: "plain-text",
+  value,
+  description: null,
+  createdAt: at,
+  updatedAt: at,
+});
 
 export const tenant = (name: string): Tenant => ({ id: crypto.randomUUID(), name, createdAt: Date.now() });
 

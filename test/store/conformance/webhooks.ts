@@ -1,18 +1,8 @@
 /** Conformance: webhook definitions, their set version, and config variables. */
 import { describe, expect, test } from "bun:test";
 import type { ConfigVariable } from "../../../api/store/store.ts";
-import { tenant, webhook } from "./fixtures.ts";
+import { configVariable, tenant, webhook } from "./fixtures.ts";
 import type { StoreUnderTest } from "./store-under-test.ts";
-
-const variable = (tenantId: string, key: string, value: string, at = 1000): ConfigVariable => ({
-  tenantId,
-  key,
-  configType: "plain-text",
-  value,
-  description: null,
-  createdAt: at,
-  updatedAt: at,
-});
 
 export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
   describe("webhooks", () => {
@@ -203,16 +193,16 @@ export function describeWebhooksAndConfig(sut: StoreUnderTest): void {
       });
       const keys = ["b", "B", "a_1", "A"];
       await sut.store.unitOfWork(async (tx) => {
-        for (const key of keys) await tx.putConfigVariable(variable(a.id, key, `value of ${key}`));
+        for (const key of keys) await tx.putConfigVariable(configVariable(a.id, key, `value of ${key}`));
       });
       expect((await sut.store.listConfigVariables(a.id)).map((v) => v.key)).toEqual(["A", "B", "a_1", "b"]);
       expect(await sut.store.listConfigVariables(b.id)).toEqual([]);
-      expect(await sut.store.findConfigVariable(a.id, "B")).toEqual(variable(a.id, "B", "value of B"));
+      expect(await sut.store.findConfigVariable(a.id, "B")).toEqual(configVariable(a.id, "B", "value of B"));
       expect(await sut.store.findConfigVariable(a.id, "c")).toBeNull();
       expect(await sut.store.findConfigVariable(b.id, "B")).toBeNull();
 
       const secret: ConfigVariable = {
-        ...variable(a.id, "B", "sealed:new", 5000),
+        ...configVariable(a.id, "B", "sealed:new", 5000),
         configType: "secret",
         description: "now a secret",
       };

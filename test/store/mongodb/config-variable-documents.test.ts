@@ -24,20 +24,11 @@ import {
   toStoredVariable,
   variablesFilter,
 } from "../../../common/store/mongodb/config-variable-document.ts";
+import { configVariable } from "../conformance/fixtures.ts";
 import { MingoCollection } from "./mingo-collection.ts";
 
 const A = "tenant-a";
 const B = "tenant-b";
-
-const variable = (tenantId: string, key: string, value: string, at = 1000): ConfigVariable => ({
-  tenantId,
-  key,
-  configType: "plain-text",
-  value,
-  description: null,
-  createdAt: at,
-  updatedAt: at,
-});
 
 /** putConfigVariable's upsert, as the session issues it. */
 const put = (docs: MingoCollection, v: ConfigVariable) =>
@@ -55,7 +46,7 @@ describe("config variables as documents", () => {
   test("put creates the variable: every field read back through BSON as given (times beyond 32 bits)", () => {
     const docs = new MingoCollection();
     const v = {
-      ...variable(A, "API_KEY", "sealed:abc", 1_764_000_000_000),
+      ...configVariable(A, "API_KEY", "sealed:abc", 1_764_000_000_000),
       configType: "secret" as const,
       description: "the key",
     };
@@ -67,9 +58,9 @@ describe("config variables as documents", () => {
 
   test("put again replaces type, value, description and updatedAt, keeping the creation time; one document per key", () => {
     const docs = new MingoCollection();
-    put(docs, variable(A, "B", "value of B"));
+    put(docs, configVariable(A, "B", "value of B"));
     const secret: ConfigVariable = {
-      ...variable(A, "B", "sealed:new", 5000),
+      ...configVariable(A, "B", "sealed:new", 5000),
       configType: "secret",
       description: "now a secret",
     };
@@ -87,8 +78,8 @@ describe("config variables as documents", () => {
 
   test("found by exact key, in the tenant only: 'B' is not 'b', another tenant's 'B' is not this one's", () => {
     const docs = new MingoCollection();
-    put(docs, variable(A, "b", "lower"));
-    put(docs, variable(B, "B", "theirs"));
+    put(docs, configVariable(A, "b", "lower"));
+    put(docs, configVariable(B, "B", "theirs"));
     expect(find(docs, A, "B")).toBeNull();
     expect(find(docs, A, "b")?.value).toBe("lower");
     expect(find(docs, B, "b")).toBeNull();
@@ -97,8 +88,8 @@ describe("config variables as documents", () => {
 
   test("listed by key in code-point order (upper case before lower, '_' between), the tenant's only", () => {
     const docs = new MingoCollection();
-    for (const key of ["b", "B", "a_1", "A", "é", "z"]) put(docs, variable(A, key, `value of ${key}`));
-    put(docs, variable(B, "0", "theirs"));
+    for (const key of ["b", "B", "a_1", "A", "é", "z"]) put(docs, configVariable(A, key, `value of ${key}`));
+    put(docs, configVariable(B, "0", "theirs"));
     expect(list(docs, A).map((v) => v.key)).toEqual(["A", "B", "a_1", "b", "z", "é"]);
     expect(list(docs, B).map((v) => v.key)).toEqual(["0"]);
     expect(list(docs, "tenant-c")).toEqual([]);
@@ -108,8 +99,8 @@ describe("config variables as documents", () => {
 
   test("deleted by exact key in the tenant only", () => {
     const docs = new MingoCollection();
-    put(docs, variable(A, "B", "x"));
-    put(docs, variable(B, "B", "y"));
+    put(docs, configVariable(A, "B", "x"));
+    put(docs, configVariable(B, "B", "y"));
     expect(docs.deleteOne(configVariableFilter(A, "b")).deletedCount).toBe(0);
     expect(docs.deleteOne(configVariableFilter(A, "B")).deletedCount).toBe(1);
     expect(docs.deleteOne(configVariableFilter(A, "B")).deletedCount).toBe(0);
@@ -121,10 +112,10 @@ describe("config variables as documents", () => {
 describe("the dispatcher's view", () => {
   test("the variables a template names: the tenant's among the keys, exact, key, type and value only", () => {
     const docs = new MingoCollection();
-    put(docs, { ...variable(A, "TOKEN", "sealed:t"), configType: "secret", description: "d" });
-    put(docs, variable(A, "host", "example.org"));
-    put(docs, variable(A, "unasked", "no"));
-    put(docs, variable(B, "TOKEN", "theirs"));
+    put(docs, { ...configVariable(A, "TOKEN", "sealed:t"), configType: "secret", description: "d" });
+    put(docs, configVariable(A, "host", "example.org"));
+    put(docs, configVariable(A, "unasked", "no"));
+    put(docs, configVariable(B, "TOKEN", "theirs"));
     const found = docs
       .find(variablesFilter(A, ["TOKEN", "host", "HOST", "absent"]), {
         sort: CONFIG_VARIABLE_LIST_SORT,
