@@ -47,25 +47,33 @@ export const postgresDialect: SqlDialect<PostgresValue> = {
  * no dollar quoting), so this is the whole of the statement's placeholders.
  */
 export function numberPlaceholders(text: string): string {
-  let out = "";
-  let count = 0;
+  const pieces = splitAtPlaceholders(text);
+  return pieces.reduce((numbered, piece, i) => `${numbered}$${i}${piece}`);
+}
+
+/** The text between placeholders (`?` outside quotes, as above): one more piece than placeholders. */
+export function splitAtPlaceholders(text: string): string[] {
+  const pieces: string[] = [];
+  let piece = "";
   let i = 0;
   while (i < text.length) {
     const char = text[i] as string;
     if (char === "?") {
-      out += `$${++count}`;
+      pieces.push(piece);
+      piece = "";
       i++;
     } else if (char === "'" || char === '"') {
       const escapes = char === "'" && /[eE]/.test(text[i - 1] ?? "") && !/\w/.test(text[i - 2] ?? "");
       const end = closingQuote(text, i, char, escapes);
-      out += text.slice(i, end);
+      piece += text.slice(i, end);
       i = end;
     } else {
-      out += char;
+      piece += char;
       i++;
     }
   }
-  return out;
+  pieces.push(piece);
+  return pieces;
 }
 
 /** The index after the quote closing the one at `open` (a doubled quote is no end; `\` escapes in E'…'). */

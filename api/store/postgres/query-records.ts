@@ -4,8 +4,10 @@
  * keyset-paginated; children of many parents in one statement (a LATERAL
  * sub-query per parent, each with its LIMIT, along the reference's index);
  * whole answers as JSON, checked against the catalogue version in the same
- * statement when asked (no round trip of its own). Every value is bound;
- * identifiers come from the catalogue.
+ * statement when asked (no round trip of its own), their numbers and the
+ * filter's values written in so that a repeated read is planned once
+ * (read-template.ts). Every other value is bound; identifiers come from the
+ * catalogue.
  */
 
 import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
@@ -17,9 +19,10 @@ import type { ListedRecord, RecordReader } from "../ports/records-port.ts";
 import type { ReadNode } from "../read-tree.ts";
 import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import { type RenderedRead, renderReadSql } from "../sql/render-read.ts";
+import { renderReadSql } from "../sql/render-read.ts";
 import { type PostgresValue, postgresDialect } from "./postgres-dialect.ts";
 import { BASE, type ReadShape, readShape } from "./read-shape.ts";
+import { fillTemplate, type ReadTemplate, readTemplate } from "./read-template.ts";
 import { postgresJson } from "./render-json.ts";
 import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
 
@@ -102,42 +105,42 @@ function listStatement(p: Plan, read: ReadShape, table: string, order: readonly 
 }
 
 /**
- * A whole read answered only while the tenant's catalogue is at a version: the answer (`read`, its
- * `count` parameters first) when the version is the one bound last, else NULL, from one snapshot.
+ * A whole read (`read`, numbered from `$3`) answered only while the tenant's catalogue is at a
+ * version: the answer when the version is the one bound as `$2` (the tenant `$1`), else NULL, from
+ * one snapshot.
  */
-const guardedRead = (read: string, count: number) =>
-  `SELECT CASE WHEN coalesce((SELECT version FROM catalogue_versions WHERE tenant_id = $${count + 1}), 0) = $${count + 2}
+const guardedRead = (read: string) =>
+  `SELECT CASE WHEN coalesce((SELECT version FROM catalogue_versions WHERE tenant_id = $1), 0) = $2
     THEN (${read}) END`;
 
-interface WholeRead extends RenderedRead<PostgresValue> {
-  guarded: string;
-}
+/** The compilers' dialect, but leaving placeholders unnumbered: a whole read's are numbered per request (read-template.ts). */
+const unnumbered = { ...postgresDialect, statement: (text: string) => text };
 
 export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMethods {
   // Each tree's statement, per schema (a tree is made from one tenant's catalogue).
-  const rendered = new WeakMap<ReadNode, Map<string, WholeRead>>();
-  const renderedFor = (schema: string, tree: ReadNode) => {
-    const bySchema = rendered.get(tree) ?? new Map<string, WholeRead>();
-    rendered.set(tree, bySchema);
-    let read = bySchema.get(schema);
-    if (!read) {
-      const plain = renderReadSql(tree, (object) => tableRef(schema, object), postgresDialect, postgresJson);
-      read = { ...plain, guarded: guardedRead(plain.sql, plain.params.length) };
-      bySchema.set(schema, read);
+  const templates = new WeakMap<ReadNode, Map<string, ReadTemplate>>();
+  const templateFor = (schema: string, tree: ReadNode) => {
+    const bySchema = templates.get(tree) ?? new Map<string, ReadTemplate>();
+    templates.set(tree, bySchema);
+    let template = bySchema.get(schema);
+    if (!template) {
+      const read = renderReadSql(tree, (object) => tableRef(schema, object), unnumbered, postgresJson);
+      template = readTemplate(read.sql, read.params);
+      bySchema.set(schema, template);
     }
-    return read;
+    return template;
   };
 
   return {
     async readJson(tenantId, tree, values, catalogueVersion) {
-      const read = renderedFor(await schemas.schemaOf(tenantId), tree);
-      const params: BoundValue[] = read.params.map((param) =>
-        "slot" in param ? (values[param.slot] ?? null) : param.value,
-      );
-      const [row] =
-        catalogueVersion === undefined
-          ? await db.values(read.sql, params)
-          : await db.values(read.guarded, [...params, tenantId, catalogueVersion]);
+      const template = templateFor(await schemas.schemaOf(tenantId), tree);
+      if (catalogueVersion === undefined) {
+        const read = fillTemplate(template, values);
+        const [row] = await db.values(read.sql, read.params);
+        return (row?.[0] ?? null) as string | null;
+      }
+      const read = fillTemplate(template, values, 2);
+      const [row] = await db.values(guardedRead(read.sql), [tenantId, catalogueVersion, ...read.params]);
       return (row?.[0] ?? null) as string | null;
     },
 

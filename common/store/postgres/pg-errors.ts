@@ -55,13 +55,14 @@ export function violatedUnique(error: unknown): string | null {
 /** True when the server refused text holding U+0000, which PostgreSQL's text cannot store. */
 export const isNulInText = (error: unknown) => sqlState(error) === UNTRANSLATABLE_CHARACTER;
 
-/** The error the port shows for a server error: U+0000 in text is a ValidationError, the rest as thrown. */
-export function translateError(error: unknown): unknown {
-  if (!isNulInText(error)) return error;
-  return new ValidationError("text cannot hold the NUL character (U+0000)", [
+/** What the port shows for text holding U+0000, which PostgreSQL's text cannot store. */
+export const nulInTextError = () =>
+  new ValidationError("text cannot hold the NUL character (U+0000)", [
     { path: "", message: "text cannot hold the NUL character (U+0000)" },
   ]);
-}
+
+/** The error the port shows for a server error: U+0000 in text is a ValidationError, the rest as thrown. */
+export const translateError = (error: unknown): unknown => (isNulInText(error) ? nulInTextError() : error);
 
 /** Runs `write`; a unique violation (a name taken, perhaps by a race lost) becomes a ConflictError. */
 export async function uniquely<T>(message: string, write: () => Promise<T>): Promise<T> {

@@ -43,7 +43,25 @@ const SHAPES: [name: string, query: string][] = [
     "records by UID, found and not",
     `query One($id: ID!) { a: jobsById(UID: $id) { Description Region { Name } } b: jobsById(UID: "not-a-record") { Name } }`,
   ],
+  [
+    "filter values holding quotes, backslashes and placeholders' marks; counts in variables",
+    `query Hostile($f: String, $n: Int, $o: Int) { jobs(filter: $f, orderBy: "Description", first: $n, offset: $o) {
+       totalCount pageInfo { hasNextPage } edges { offset node { Description
+         JobAllocations(filter: "Resource.Name != 'it\\\\'s ?'", limit: 2) { Resource { Name } } } } } }`,
+  ],
 ];
+
+/** A description holding what SQL text must keep apart from its own: quotes, a backslash, placeholders' marks. */
+const HOSTILE = `it's \\ "q" ? $1 ::text E'x' $$`;
+
+/** The variables of a shape's query (`job`: a job's UID). */
+const variablesOf = (query: string, job: string) => {
+  if (query.includes("$id")) return { id: job };
+  if (!query.includes("$f")) return undefined;
+  const eql = HOSTILE.replaceAll("\\", "\\\\").replaceAll("'", "\\'");
+  // Only the hostile job has Duration 1 and no Start: nothing else matches what its text must match.
+  return { f: `(Description == '${eql}' AND Description LIKE '%? $1 ::%') OR Duration > 1.5`, n: 3, o: 0 };
+};
 
 export function describeReadJson(sut: StoreUnderTest): void {
   /** A tenant with the standard objects' storage and an administrator (and its Users record). */
@@ -106,9 +124,15 @@ export function describeReadJson(sut: StoreUnderTest): void {
       });
       const { data, errors } = created.body as { data: { schema: Record<string, string> }; errors?: unknown };
       expect(errors).toBeUndefined();
-      const someJob = data.schema.j3;
+      const someJob = data.schema.j3 as string;
+      const hostile = await resolvers.execute(principal, {
+        query: `mutation Hostile($d: String) { schema {
+          insertJobs(input: {Duration: 1, Description: $d, RegionId: "${data.schema.n}"}) } }`,
+        variables: { d: HOSTILE },
+      });
+      expect((hostile.body as { errors?: unknown }).errors).toBeUndefined();
       for (const [name, query] of SHAPES) {
-        const variables = query.includes("$id") ? { id: someJob } : undefined;
+        const variables = variablesOf(query, someJob);
         sut.store.requestArrived();
         const resolved = await resolvers.execute(principal, { query, variables });
         const read = await whole.execute(principal, { query, variables });
