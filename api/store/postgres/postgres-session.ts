@@ -16,6 +16,7 @@ import { createQuerySession } from "./query-records.ts";
 import { createRecordConstraints } from "./record-constraints.ts";
 import { createRecordSession } from "./record-session.ts";
 import { createRetentionSession } from "./retention-session.ts";
+import type { TableGrowth } from "./table-growth.ts";
 import type { SchemaLookup } from "./tenant-schemas.ts";
 import { createWebhookSession } from "./webhook-session.ts";
 
@@ -28,19 +29,20 @@ export interface PostgresSession {
 
 /**
  * A session over `db`; `changes` holds a unit of work's appended entries (null outside one);
- * `feedPartitions` is the store's P (feed-partitions.ts).
+ * `feedPartitions` is the store's P (feed-partitions.ts); `growth` hears of the rows written.
  */
 export function createPostgresSession(
   db: Runner,
   schemas: SchemaLookup,
   changes: ChangeEntry[] | null,
   feedPartitions: number,
+  growth?: TableGrowth,
 ): PostgresSession {
   const { flush, ...changeLog } = createChangeLogSession(db, changes, feedPartitions);
   const store: StoreWriter = {
     ...createIdentitySession(db, schemas),
     ...createCatalogueSession(db, schemas),
-    ...createRecordSession(db, schemas, createRecordConstraints(db)),
+    ...createRecordSession(db, schemas, createRecordConstraints(db), growth),
     ...createQuerySession(db, schemas),
     ...changeLog,
     ...createWebhookSession(db),

@@ -20,6 +20,7 @@ import type { Store, StoreWriter } from "../store.ts";
 import { CHANGES_CHANNEL } from "./change-log-session.ts";
 import { createPostgresSession } from "./postgres-session.ts";
 import { settleFeedPartitions } from "./settle-feed-partitions.ts";
+import { createTableGrowth } from "./table-growth.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
@@ -40,6 +41,8 @@ export interface PostgresStoreOptions {
    * the count it must have (settle-feed-partitions.ts). Unset: whatever the store has.
    */
   feedPartitions?: number;
+  /** Rows this process writes into a table before it first runs ANALYZE on it (default 1,000; table-growth.ts). */
+  analyzeAfterRows?: number;
 }
 
 /**
@@ -58,7 +61,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
  */
 export async function postgresStoreOn(
   engine: PostgresEngine,
-  options: Pick<PostgresStoreOptions, "retry" | "feedPartitions" | "lockTimeoutMs"> = {},
+  options: Pick<PostgresStoreOptions, "retry" | "feedPartitions" | "lockTimeoutMs" | "analyzeAfterRows"> = {},
 ): Promise<Store> {
   try {
     const feedPartitions = await settleFeedPartitions(engine.sql, options.feedPartitions);
@@ -82,7 +85,7 @@ async function commit(runner: Runner): Promise<void> {
 function createPostgresStore(
   engine: PostgresEngine,
   feedPartitions: number,
-  options: Pick<PostgresStoreOptions, "retry" | "lockTimeoutMs">,
+  options: Pick<PostgresStoreOptions, "retry" | "lockTimeoutMs" | "analyzeAfterRows">,
 ): Store {
   const { sql } = engine;
   const policy = options.retry ?? DEFAULT_RETRY;
@@ -91,6 +94,7 @@ function createPostgresStore(
   const schemas = createTenantSchemas();
   const pool = createRunner(sql);
   const reads = createPostgresSession(pool, schemas.reader(pool), null, feedPartitions).store;
+  const growth = createTableGrowth((text) => pool.run(text), options.analyzeAfterRows);
   const underWay = new Set<Promise<unknown>>();
   const commitListeners = new Set<(partition: number) => void>();
   /** The LISTEN on the change log's channel: one connection of the client's, opened for the first listener. */
@@ -121,7 +125,7 @@ function createPostgresStore(
       open = true;
       await runner.run(begin);
       const lookup = schemas.unit(runner);
-      const session = createPostgresSession(runner, lookup, [] as ChangeEntry[], feedPartitions);
+      const session = createPostgresSession(runner, lookup, [] as ChangeEntry[], feedPartitions, growth);
       const value = await work(session.store);
       await session.finish();
       await commit(runner);
@@ -181,6 +185,7 @@ function createPostgresStore(
     },
     async close() {
       while (underWay.size > 0) await Promise.all(underWay);
+      await growth.settled();
       await (await hearing)?.unlisten().catch(() => undefined);
       await sql.close();
     },

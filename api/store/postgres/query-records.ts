@@ -10,7 +10,9 @@
  * catalogue.
  */
 
+import { setNewest } from "../../../common/bounded-map.ts";
 import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
+import { sqlLiteral } from "../../../common/store/postgres/sql-literal.ts";
 import type { CheckedFilter } from "../../eql/checked-filter.ts";
 import { filterNeeds } from "../../eql/filter-needs.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
@@ -105,13 +107,18 @@ function listStatement(p: Plan, read: ReadShape, table: string, order: readonly 
 }
 
 /**
- * A whole read (`read`, numbered from `$3`) answered only while the tenant's catalogue is at a
- * version: the answer when the version is the one bound as `$2` (the tenant `$1`), else NULL, from
- * one snapshot.
+ * A whole read answered only while the tenant's catalogue is at a version: the answer when the
+ * version is `version` (the tenant `tenant`: both bound as `$1`, `$2`, the read's own parameters
+ * numbered from `$3`, or both literals), else NULL, from one snapshot.
  */
-const guardedRead = (read: string) =>
-  `SELECT CASE WHEN coalesce((SELECT version FROM catalogue_versions WHERE tenant_id = $1), 0) = $2
+const guardedRead = (read: string, tenant = "$1", version = "$2") =>
+  `SELECT CASE WHEN coalesce((SELECT version FROM catalogue_versions WHERE tenant_id = ${tenant}), 0) = ${version}
     THEN (${read}) END`;
+
+/** Runs of one statement text (in a while: the texts run last are counted) before it is prepared. */
+const UNPREPARED_RUNS = 2;
+/** Statement texts whose runs are counted. */
+const COUNTED_TEXTS = 1000;
 
 /** The compilers' dialect, but leaving placeholders unnumbered: a whole read's are numbered per request (read-template.ts). */
 const unnumbered = { ...postgresDialect, statement: (text: string) => text };
@@ -131,16 +138,32 @@ export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMeth
     return template;
   };
 
+  // How often each text ran lately: one that repeats is prepared, a one-off (a filter's value seen
+  // once) is planned and forgotten instead of kept by every connection that ran it.
+  const runs = new Map<string, number>();
+  const prepared = (text: string) => {
+    const count = (runs.get(text) ?? 0) + 1;
+    setNewest(runs, text, count, COUNTED_TEXTS);
+    return count > UNPREPARED_RUNS;
+  };
+
   return {
     async readJson(tenantId, tree, values, catalogueVersion) {
       const template = templateFor(await schemas.schemaOf(tenantId), tree);
-      if (catalogueVersion === undefined) {
-        const read = fillTemplate(template, values);
-        const [row] = await db.values(read.sql, read.params);
-        return (row?.[0] ?? null) as string | null;
-      }
-      const read = fillTemplate(template, values, 2);
-      const [row] = await db.values(guardedRead(read.sql), [tenantId, catalogueVersion, ...read.params]);
+      const guarded = catalogueVersion !== undefined;
+      const read = fillTemplate(template, values, guarded ? 2 : 0);
+      const text = guarded ? guardedRead(read.sql) : read.sql;
+      const [row] = await (prepared(text)
+        ? db.values(text, guarded ? [tenantId, catalogueVersion, ...read.params] : read.params)
+        : db.unprepared(
+            guarded
+              ? guardedRead(
+                  fillTemplate(template, values, 0, true).sql,
+                  sqlLiteral(tenantId),
+                  sqlLiteral(catalogueVersion),
+                )
+              : fillTemplate(template, values, 0, true).sql,
+          ));
       return (row?.[0] ?? null) as string | null;
     },
 

@@ -12,9 +12,14 @@
  * values of the request stay bound: a count as a parameter is planned as a
  * tenth of the table (PostgreSQL 15's guess), which made a nested list's
  * generic plan a parallel scan of the whole table, JIT-compiled (132 ms a
- * read where the planned-each-time one took 0.5 ms). Distinct counts make
- * distinct texts; the client keeps the 1,024 statements each connection used
- * last and closes the others.
+ * read where the planned-each-time one took 0.5 ms).
+ *
+ * What that costs is bounded: a text is prepared (kept by the server, about
+ * 100 KB for W1's) only from its third run in a while, so one-off filter
+ * values are planned once and forgotten (query-records.ts); the client keeps
+ * the 1,024 statements each connection used last; and every connection is
+ * replaced after CONNECTION_LIFETIME_S (common/store/postgres/postgres-engine.ts),
+ * so a plan made while a table was small is not kept after it grew.
  */
 
 import type { BoundValue } from "../../../common/store/postgres/runner.ts";
@@ -41,12 +46,14 @@ export function readTemplate(text: string, params: readonly Param<LiteralValue>[
 
 /**
  * The statement for one request: numbers written in, text bound (numbered in order, after
- * `before` parameters the caller binds ahead of them). Returns the text and the values bound.
+ * `before` parameters the caller binds ahead of them), or every value written in when
+ * `allLiteral` (a statement run once, unprepared). Returns the text and the values bound.
  */
 export function fillTemplate(
   template: ReadTemplate,
   values: readonly ReadValue[],
   before = 0,
+  allLiteral = false,
 ): { sql: string; params: BoundValue[] } {
   const params: BoundValue[] = [];
   let sql = template.pieces[0] as string;
@@ -54,7 +61,7 @@ export function fillTemplate(
     if ("literal" in hole) sql += hole.literal;
     else {
       const value = values[hole.slot] ?? null;
-      if (typeof value === "number") sql += sqlLiteral(value);
+      if (typeof value === "number" || allLiteral) sql += sqlLiteral(value);
       else {
         params.push(value);
         sql += `$${before + params.length}`;

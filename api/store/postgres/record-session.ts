@@ -12,6 +12,7 @@ import type { RecordReader, RecordWriter } from "../ports/records-port.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
 import { columnType, decodeValue, encodeValue, type PostgresColumnValue } from "./record-codec.ts";
 import type { RecordConstraints } from "./record-constraints.ts";
+import type { TableGrowth } from "./table-growth.ts";
 import { type SchemaLookup, tableRef } from "./tenant-schemas.ts";
 
 type RecordMethods = Pick<
@@ -63,10 +64,12 @@ const column = (field: FieldDef) => quoteIdent(field.mapping);
  */
 const typed = (n: number, field: FieldDef) => `$${n}::${columnType(field)}`;
 
+/** `growth` hears of the rows written (counted when written: a unit rolled back only analyzes early). */
 export function createRecordSession(
   db: Runner,
   schemas: SchemaLookup,
   constraints: RecordConstraints,
+  growth?: TableGrowth,
 ): RecordMethods {
   const table = async (tenantId: string, object: ObjectDef) =>
     tableRef(await schemas.schemaOf(tenantId), object);
@@ -102,7 +105,10 @@ export function createRecordSession(
       SELECT ${object.fields.map(at).join(", ")} WHERE ${guard}${orNothing}`;
     const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
     try {
-      if ((await db.run(sql, params)) > 0) return null;
+      if ((await db.run(sql, params)) > 0) {
+        growth?.grew(tableRef(schema, object), 1);
+        return null;
+      }
     } catch (error) {
       throw constraints.explainFailure(error, object, values);
     }
@@ -172,6 +178,7 @@ export function createRecordSession(
         const sql = `INSERT INTO ${target} (${object.fields.map(column).join(", ")}) VALUES ${rows.join(", ")}`;
         try {
           await db.run(sql, params as BoundValue[]);
+          growth?.grew(target, chunk.length);
         } catch (error) {
           // The page's record the server refused, when one can be told (a unique clash, text with NUL).
           const culprit = chunk.find((values) => constraints.explainFailure(error, object, values) !== error);

@@ -17,6 +17,8 @@ export interface Runner {
   rows<T>(text: string, params?: readonly BoundValue[]): Promise<T[]>;
   /** The rows as arrays, columns in select-list order. */
   values(text: string, params?: readonly BoundValue[]): Promise<unknown[][]>;
+  /** The rows as arrays of a statement with nothing bound, run unprepared (the server keeps nothing of it). */
+  unprepared(text: string): Promise<unknown[][]>;
   /** Runs a statement; resolves to the rows it wrote (or read). */
   run(text: string, params?: readonly BoundValue[]): Promise<number>;
   /** Runs a statement; resolves to the server's command tag (`COMMIT`, or `ROLLBACK` for a COMMIT refused). */
@@ -47,6 +49,13 @@ export function createRunner(client: Pick<SQL, "unsafe">, watch?: FailureWatch):
     values: async (text, params) => {
       try {
         return (await query(text, params).values()) as unknown[][];
+      } catch (error) {
+        return fail(error);
+      }
+    },
+    unprepared: async (text) => {
+      try {
+        return (await client.unsafe(text).simple().values()) as unknown[][];
       } catch (error) {
         return fail(error);
       }

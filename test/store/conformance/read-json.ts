@@ -135,16 +135,20 @@ export function describeReadJson(sut: StoreUnderTest): void {
         const variables = variablesOf(query, someJob);
         sut.store.requestArrived();
         const resolved = await resolvers.execute(principal, { query, variables });
-        const read = await whole.execute(principal, { query, variables });
-        expect({ name, status: read.status, readWhole: typeof read.body === "string" }).toEqual({
-          name,
-          status: 200,
-          readWhole: true,
-        });
-        // Parsed and printed again: the same members in the same order print the same.
-        const text = JSON.stringify(JSON.parse(read.body as string));
-        expect({ name, text }).toEqual({ name, text: JSON.stringify(resolved.body) });
-        expect(text).not.toContain('"errors"');
+        // Read whole several times: an engine may run a statement's first runs otherwise than later ones.
+        for (let run = 1; run <= 4; run++) {
+          const read = await whole.execute(principal, { query, variables });
+          expect({ name, run, status: read.status, readWhole: typeof read.body === "string" }).toEqual({
+            name,
+            run,
+            status: 200,
+            readWhole: true,
+          });
+          // Parsed and printed again: the same members in the same order print the same.
+          const text = JSON.stringify(JSON.parse(read.body as string));
+          expect({ name, run, text }).toEqual({ name, run, text: JSON.stringify(resolved.body) });
+          expect(text).not.toContain('"errors"');
+        }
       }
 
       // Given the catalogue version the tree was made from, the read answers only while the store's
