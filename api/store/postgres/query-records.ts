@@ -18,7 +18,7 @@ import { filterNeeds } from "../../eql/filter-needs.ts";
 import type { OrderTerm } from "../../eql/parse-order-by.ts";
 import type { FieldDef } from "../../model/catalogue.ts";
 import type { ListedRecord, RecordReader } from "../ports/records-port.ts";
-import type { ReadNode } from "../read-tree.ts";
+import type { ReadNode, ReadValue } from "../read-tree.ts";
 import { buildPlan, keysetCondition, type ListPlan, orderClause } from "../sql/list-plan.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
 import { renderReadSql } from "../sql/render-read.ts";
@@ -147,23 +147,30 @@ export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMeth
     return count > UNPREPARED_RUNS;
   };
 
+  /**
+   * Runs a whole read, guarded by the catalogue's version when given: prepared, its text bound, once
+   * the same text ran twice lately; before that unprepared, every value written in.
+   */
+  const runWhole = (
+    template: ReadTemplate,
+    values: readonly ReadValue[],
+    guard: { tenantId: string; version: number } | null,
+  ) => {
+    const read = fillTemplate(template, values, guard ? 2 : 0);
+    const text = guard ? guardedRead(read.sql) : read.sql;
+    if (prepared(text))
+      return db.values(text, guard ? [guard.tenantId, guard.version, ...read.params] : read.params);
+    const literal = fillTemplate(template, values, 0, true).sql;
+    return db.unprepared(
+      guard ? guardedRead(literal, sqlLiteral(guard.tenantId), sqlLiteral(guard.version)) : literal,
+    );
+  };
+
   return {
     async readJson(tenantId, tree, values, catalogueVersion) {
       const template = templateFor(await schemas.schemaOf(tenantId), tree);
-      const guarded = catalogueVersion !== undefined;
-      const read = fillTemplate(template, values, guarded ? 2 : 0);
-      const text = guarded ? guardedRead(read.sql) : read.sql;
-      const [row] = await (prepared(text)
-        ? db.values(text, guarded ? [tenantId, catalogueVersion, ...read.params] : read.params)
-        : db.unprepared(
-            guarded
-              ? guardedRead(
-                  fillTemplate(template, values, 0, true).sql,
-                  sqlLiteral(tenantId),
-                  sqlLiteral(catalogueVersion),
-                )
-              : fillTemplate(template, values, 0, true).sql,
-          ));
+      const guard = catalogueVersion === undefined ? null : { tenantId, version: catalogueVersion };
+      const [row] = await runWhole(template, values, guard);
       return (row?.[0] ?? null) as string | null;
     },
 
