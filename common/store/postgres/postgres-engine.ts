@@ -24,7 +24,7 @@ export const OLDEST_SUPPORTED_MAJOR = 14;
  * until ANALYZE, and the statements a connection kept (up to the client's 1,024) would never be
  * given back. Reconnecting ten connections every 30 s costs next to nothing.
  */
-export const CONNECTION_LIFETIME_S = 30;
+const CONNECTION_LIFETIME_S = 30;
 
 /** The PostgreSQL engine, opened: its database migrated, a pool of connections on it. */
 export interface PostgresEngine {
