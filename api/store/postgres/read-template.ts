@@ -19,7 +19,9 @@
  * values are planned once and forgotten (query-records.ts); the client keeps
  * the 1,024 statements each connection used last; and every connection is
  * replaced after CONNECTION_LIFETIME_S (common/store/postgres/postgres-engine.ts),
- * so a plan made while a table was small is not kept after it grew.
+ * so a plan made while a table was small is not kept after it grew. The
+ * tables this process fills are analyzed as they grow (table-growth.ts): a
+ * plan made from a table without statistics can be a full scan per read.
  */
 
 import type { BoundValue } from "../../../common/store/postgres/runner.ts";
