@@ -117,8 +117,8 @@ const guardedRead = (read: string, tenant = "$1", version = "$2") =>
 
 /** Runs of one statement text (in a while: the texts run last are counted) before it is prepared. */
 const UNPREPARED_RUNS = 2;
-/** Statement texts whose runs are counted. */
-const COUNTED_TEXTS = 1000;
+/** Texts of one template (its numbers and guard differing) whose runs are counted. */
+const COUNTED_TEXTS = 64;
 
 /** The compilers' dialect, but leaving placeholders unnumbered: a whole read's are numbered per request (read-template.ts). */
 const unnumbered = { ...postgresDialect, statement: (text: string) => text };
@@ -139,11 +139,14 @@ export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMeth
   };
 
   // How often each text ran lately: one that repeats is prepared, a one-off (a filter's value seen
-  // once) is planned and forgotten instead of kept by every connection that ran it.
-  const runs = new Map<string, number>();
-  const prepared = (text: string) => {
-    const count = (runs.get(text) ?? 0) + 1;
-    setNewest(runs, text, count, COUNTED_TEXTS);
+  // once) is planned and forgotten instead of kept by every connection that ran it. A text is known
+  // by its template, its numbers and whether it is guarded: a short key, where the text is a few KB.
+  const runs = new WeakMap<ReadTemplate, Map<string, number>>();
+  const prepared = (template: ReadTemplate, key: string) => {
+    const counts = runs.get(template) ?? new Map<string, number>();
+    runs.set(template, counts);
+    const count = (counts.get(key) ?? 0) + 1;
+    setNewest(counts, key, count, COUNTED_TEXTS);
     return count > UNPREPARED_RUNS;
   };
 
@@ -158,7 +161,7 @@ export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMeth
   ) => {
     const read = fillTemplate(template, values, guard ? 2 : 0);
     const text = guard ? guardedRead(read.sql) : read.sql;
-    if (prepared(text))
+    if (prepared(template, `${guard ? "guarded" : "plain"} ${read.numbers}`))
       return db.values(text, guard ? [guard.tenantId, guard.version, ...read.params] : read.params);
     const literal = fillTemplate(template, values, 0, true).sql;
     return db.unprepared(

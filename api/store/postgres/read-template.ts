@@ -49,20 +49,23 @@ export function readTemplate(text: string, params: readonly Param<LiteralValue>[
 /**
  * The statement for one request: numbers written in, text bound (numbered in order, after
  * `before` parameters the caller binds ahead of them), or every value written in when
- * `allLiteral` (a statement run once, unprepared). Returns the text and the values bound.
+ * `allLiteral` (a statement run once, unprepared). Returns the text, the values bound, and the
+ * numbers written in (with the template, they tell one text from another without reading it).
  */
 export function fillTemplate(
   template: ReadTemplate,
   values: readonly ReadValue[],
   before = 0,
   allLiteral = false,
-): { sql: string; params: BoundValue[] } {
+): { sql: string; params: BoundValue[]; numbers: string } {
   const params: BoundValue[] = [];
   let sql = template.pieces[0] as string;
+  let numbers = "";
   template.holes.forEach((hole, i) => {
     if ("literal" in hole) sql += hole.literal;
     else {
       const value = values[hole.slot] ?? null;
+      if (typeof value === "number") numbers += `${value},`;
       if (typeof value === "number" || allLiteral) sql += sqlLiteral(value);
       else {
         params.push(value);
@@ -71,5 +74,5 @@ export function fillTemplate(
     }
     sql += template.pieces[i + 1] as string;
   });
-  return { sql, params };
+  return { sql, params, numbers };
 }
