@@ -160,9 +160,10 @@ export function createQuerySession(db: Runner, schemas: SchemaLookup): QueryMeth
     guard: { tenantId: string; version: number } | null,
   ) => {
     const read = fillTemplate(template, values, guard ? 2 : 0);
-    const text = guard ? guardedRead(read.sql) : read.sql;
     if (prepared(template, `${guard ? "guarded" : "plain"} ${read.numbers}`))
-      return db.values(text, guard ? [guard.tenantId, guard.version, ...read.params] : read.params);
+      return guard
+        ? db.values(guardedRead(read.sql), [guard.tenantId, guard.version, ...read.params])
+        : db.values(read.sql, read.params);
     const literal = fillTemplate(template, values, 0, true).sql;
     return db.unprepared(
       guard ? guardedRead(literal, sqlLiteral(guard.tenantId), sqlLiteral(guard.version)) : literal,

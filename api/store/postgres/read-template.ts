@@ -1,10 +1,10 @@
 /**
  * A whole read's statement with its values written in, so that PostgreSQL
  * plans it once per connection rather than once per request. A statement
- * whose parameters are all of one kind (a UID, the catalogue version's
- * guard) that never changes its best plan is planned afresh for its first
- * five runs and then, its generic plan costing no more, run on that plan
- * (PostgreSQL's plan cache); planning was about a third of a read's time on
+ * whose parameters never change its best plan (a UID, the catalogue
+ * version's guard) is planned afresh for its first five runs and then, its
+ * generic plan costing no more, run on that plan (PostgreSQL's plan cache);
+ * planning was about a third of a read's time on
  * the server (≈ 120 µs of ≈ 350 µs for the bench's W1).
  *
  * So the filter's values (constants of the tree) and the row counts (LIMIT,

@@ -101,12 +101,13 @@ export function createRecordSession(
     const uid = at(object.fields.find((field) => field.type === "id") as FieldDef);
     const guard = await constraints.referenceGuard(tenantId, schema, object, object.fields, at, uid);
     const orNothing = key ? ` ON CONFLICT (${column(key)}) DO NOTHING` : "";
-    const sql = `INSERT INTO ${tableRef(schema, object)} (${object.fields.map(column).join(", ")})
+    const target = tableRef(schema, object);
+    const sql = `INSERT INTO ${target} (${object.fields.map(column).join(", ")})
       SELECT ${object.fields.map(at).join(", ")} WHERE ${guard}${orNothing}`;
     const params = object.fields.map((field) => encodeValue(field, values[field.name] ?? null));
     try {
       if ((await db.run(sql, params)) > 0) {
-        growth?.grew(tableRef(schema, object), 1);
+        growth?.grew(target, 1);
         return null;
       }
     } catch (error) {
