@@ -84,6 +84,16 @@ export class ConflictError extends AppError {
   readonly code = "conflict";
 }
 
+/**
+ * A request worked from a catalogue another request changed before it was done (an object or field
+ * it uses deleted, or its type changed): nothing was written; sent again, it runs on the new one.
+ */
+export class CatalogueChangedError extends ConflictError {
+  constructor() {
+    super("the tenant's schema changed while this request ran (an object or field it uses); send it again");
+  }
+}
+
 export class PayloadTooLargeError extends AppError {
   readonly code = "payload_too_large";
 }

@@ -34,16 +34,20 @@ export function createCatalogueService({ store, cacheSize, limits }: CatalogueSe
     return catalogue;
   };
 
-  /** Runs a catalogue change against the catalogue as committed, then bumps the version. */
+  /**
+   * Runs a catalogue change against the catalogue as committed. The version is bumped first: that
+   * write is what makes a tenant's catalogue changes wait for one another (an engine whose units
+   * overlap refuses the later writer of the version, and its unit runs again), so a change never
+   * works from definitions another one is replacing, such as a field added to a table being dropped.
+   */
   async function change<T>(
     tenantId: string,
     work: (tx: StoreWriter, catalogue: Catalogue) => Promise<T>,
   ): Promise<T> {
     return store.unitOfWork(async (tx) => {
-      const catalogue = assembleCatalogue(tenantId, await tx.loadCustomDefinitions(tenantId));
-      const result = await work(tx, catalogue);
       await tx.bumpCatalogueVersion(tenantId);
-      return result;
+      const catalogue = assembleCatalogue(tenantId, await tx.loadCustomDefinitions(tenantId));
+      return work(tx, catalogue);
     });
   }
 

@@ -4,12 +4,35 @@
  * upper case with their data (positions, valid names); anything else is masked.
  */
 import type { GraphQLError, GraphQLFormattedError } from "graphql";
-import { FilterParseError, isAppError, UnknownFieldError } from "../../common/errors.ts";
+import {
+  CatalogueChangedError,
+  FilterParseError,
+  isAppError,
+  UnknownFieldError,
+} from "../../common/errors.ts";
 import { describeError, type Logger } from "../../common/log.ts";
 
-export function formatGraphQLError(error: GraphQLError, log: Logger): GraphQLFormattedError {
-  const base = { message: error.message, locations: error.locations, path: error.path };
+/** True for an error no part of the service meant to tell the caller (masked as internal). */
+export function isUnexpected(error: GraphQLError): boolean {
   const original = error.originalError;
+  return !!original && original.name !== "GraphQLError" && !isAppError(original);
+}
+
+/**
+ * @param catalogueChanged the tenant's catalogue changed while the request ran: an unexpected
+ *   error is told as that (a table or column gone under a resolver), not masked as internal.
+ */
+export function formatGraphQLError(
+  error: GraphQLError,
+  log: Logger,
+  catalogueChanged = false,
+): GraphQLFormattedError {
+  const base = { message: error.message, locations: error.locations, path: error.path };
+  let original = error.originalError;
+  if (catalogueChanged && isUnexpected(error)) {
+    log.debug("a resolver failed on a catalogue changed under it", describeError(original));
+    original = new CatalogueChangedError();
+  }
   if (!original || original.name === "GraphQLError") {
     return { ...base, extensions: { code: "GRAPHQL_VALIDATION_FAILED", ...error.extensions } };
   }

@@ -25,7 +25,7 @@ import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
 
 import { checkDocumentLimits, type DocumentLimits } from "./document-limits.ts";
 import { compiledBytes } from "./document-size.ts";
-import { formatGraphQLError, requestError } from "./format-error.ts";
+import { formatGraphQLError, isUnexpected, requestError } from "./format-error.ts";
 import { createRequestLoaders, type GraphQLContext } from "./graphql-context.ts";
 import type { ReadAnswers } from "./queries/read-answers.ts";
 import type { SchemaCache, TenantSchema } from "./schema/schema-cache.ts";
@@ -253,7 +253,13 @@ export function createGraphQLService(
       ) as ExecutionResult;
 
       const body: Record<string, unknown> = {};
-      if (result.errors) body.errors = result.errors.map((error) => formatGraphQLError(error, log));
+      if (result.errors) {
+        // A resolver that failed unexpectedly may have met storage another request changed meanwhile.
+        const catalogueChanged =
+          result.errors.some(isUnexpected) &&
+          (await catalogues.get(principal.tenantId)).version !== catalogue.version;
+        body.errors = result.errors.map((error) => formatGraphQLError(error, log, catalogueChanged));
+      }
       // A mutation is all or nothing: when it failed, nothing it reported holds.
       body.data = operation.operation === "mutation" && result.errors ? null : (result.data ?? null);
       // No data at all: the variables did not coerce, so nothing ran.

@@ -3,6 +3,7 @@
  * write run in order in one unit of work, and their change-log entries are appended in the same
  * transaction; the first failure rolls everything back and is reported with its operation's index.
  */
+import { CatalogueChangedError } from "../../common/errors.ts";
 import type { Catalogue } from "../model/catalogue.ts";
 import type { Store, StoreWriter } from "../store/store.ts";
 import { applyOperation } from "./apply-operation.ts";
@@ -26,9 +27,12 @@ export async function writeRecords(
 
 /**
  * Runs `operations` inside the caller's unit of work `tx` (with its other writes: a user's record
- * with the user), appending their change-log entries to it.
+ * with the user), appending their change-log entries to it. They run only on the catalogue they
+ * were made for: when another request changed it since (a field deleted, or added again with
+ * another type), nothing is written and the caller is told so.
  * @returns the UID (or null) of each operation, in order.
- * @throws OperationFailure naming the failing operation; the caller's unit of work rolls back.
+ * @throws OperationFailure naming the failing operation, or CatalogueChangedError; the caller's
+ *   unit of work rolls back.
  */
 export async function writeRecordsIn(
   tx: StoreWriter,
@@ -36,6 +40,13 @@ export async function writeRecordsIn(
   context: WriteContext,
   operations: readonly RecordOperation[],
 ): Promise<(string | null)[]> {
+  // Asked first and awaited after the writes: an engine that pipelines a unit's statements
+  // (PostgreSQL) sends it with the first write instead of in a round trip of its own.
+  const version = tx.catalogueVersion(catalogue.tenantId);
+  version.catch(() => {}); // its failure is met when awaited below (or fails the unit's later statements)
+  const unchanged = async () => {
+    if ((await version) !== catalogue.version) throw new CatalogueChangedError();
+  };
   const state: WriteState = { tx, catalogue, context, aliases: new Map(), changes: [] };
   const results: (string | null)[] = [];
   for (const [index, op] of operations.entries()) {
@@ -44,9 +55,12 @@ export async function writeRecordsIn(
       results.push(await applyOperation(state, op));
       await adjustParentCounters(state, op.object, state.changes.slice(firstChange));
     } catch (error) {
+      // An operation that failed on storage changed under it is told as that.
+      await unchanged();
       throw new OperationFailure(index, error);
     }
   }
+  await unchanged();
   await tx.appendChanges(state.changes);
   return results;
 }

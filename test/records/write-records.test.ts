@@ -11,6 +11,7 @@ import {
 } from "../../api/records/record-operation.ts";
 import { writeRecords } from "../../api/records/write-records.ts";
 import type { Store } from "../../api/store/store.ts";
+import { CatalogueChangedError } from "../../common/errors.ts";
 import { createTestApp, type ProvisionedTenant, type TestApp } from "../support/app.ts";
 import { partitionOf } from "../support/change-log.ts";
 import { changeLog, storedRecords } from "../support/graphql.ts";
@@ -401,3 +402,25 @@ async function resource(): Promise<string> {
   const [uid] = await write(insert("Resources", { Name: "Crew", PrimaryRegionId: regionId }));
   return uid as string;
 }
+
+describe("a write runs only on the catalogue it was made for", () => {
+  test("after another request changed the catalogue: CatalogueChangedError (conflict), nothing written; on the new one, written", async () => {
+    const stale = catalogue;
+    const added = await t.call("POST", "/custom/standalone/fields", {
+      token: acme.adminToken,
+      body: { schemaName: "Regions", name: "ShortCode", column: { type: "string" } },
+    });
+    expect(added.status).toBe(200);
+    const before = await footprint();
+    const failure = await write(insert("Regions", { Name: "South", Timezone: "UTC" })).catch(
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(CatalogueChangedError);
+    expect((failure as CatalogueChangedError).code).toBe("conflict");
+    expect(await footprint()).toEqual(before);
+
+    catalogue = await t.catalogues.get(acme.tenant.id);
+    expect(catalogue.version).toBeGreaterThan(stale.version);
+    expect(await write(insert("Regions", { Name: "South", Timezone: "UTC" }))).toHaveLength(1);
+  });
+});
