@@ -79,13 +79,16 @@ export function createDocumentCache(maxBytes: number) {
     },
 
     /**
-     * The kept entry, counted as a hit; nothing (and no miss counted) when it is not kept: for a
-     * try that the caller follows with `get` when it fails.
+     * The kept entry, not counted: for a try that the caller follows with `get` when it fails, and
+     * counts with `countHit` when it answers.
      */
     kept(tenantId: string, version: number, query: string): CachedDocument | undefined {
-      const entry = entries.get(keyOf(tenantId, version, query));
-      if (entry) hits++;
-      return entry;
+      return entries.get(keyOf(tenantId, version, query));
+    },
+
+    /** Counts a hit of an entry found by `kept` and used. */
+    countHit(): void {
+      hits++;
     },
 
     /** The entry of a document just parsed and validated: kept when likely to repeat and within the budget. */

@@ -2,8 +2,9 @@
  * A GraphQL request of one tenant: its schema from the catalogue, the document
  * parsed and validated (once per schema version and query text), then executed. Request-level failures answer with
  * GRAPHQL_PARSE_FAILED / GRAPHQL_VALIDATION_FAILED and never execute. A query
- * the store reads whole is first tried with the catalogue last read, its
- * version checked by the read itself (`readWhole`).
+ * the store reads whole, and a mutation, are first tried with the catalogue
+ * last read, its version checked by the read or the write itself
+ * (`runUnchecked`).
  */
 import {
   type DocumentNode,
@@ -16,6 +17,7 @@ import {
   validate,
 } from "graphql";
 import { compileQuery, isCompiledQuery } from "graphql-jit";
+import { CatalogueChangedError } from "../../common/errors.ts";
 import type { Logger } from "../../common/log.ts";
 import { currentRequestId } from "../../common/request-context.ts";
 import type { Principal } from "../auth/principal.ts";
@@ -140,34 +142,106 @@ export function createGraphQLService(
         : undefined;
 
   /**
-   * A query's answer read whole by the store with the catalogue this process last read, unchecked:
-   * the store's read checks the version in the same statement (no round trip of its own). Only for
-   * a document kept already (parsed and validated against this catalogue). Null for anything else
-   * — a document not kept, another version, an operation that is no query, a read the store does
-   * not answer whole — which the caller then answers with the catalogue checked, as if this had
-   * not been tried.
+   * Runs a valid operation with `catalogue` (the one `tenantSchema` was built from): a query the
+   * store reads whole, else the resolvers. `catalogueMoved`: the answer has errors that another
+   * version of the catalogue explains (a write refused for it, storage gone under a resolver).
    */
-  async function readWhole(
-    reads: ReadAnswers,
-    tenantId: string,
+  async function run(
+    principal: Principal,
     catalogue: Catalogue,
+    tenantSchema: TenantSchema,
+    prepared: CachedDocument,
+    operation: OperationDefinitionNode,
     request: GraphQLRequest,
-  ): Promise<GraphQLAnswer | null> {
-    const prepared = documents.kept(tenantId, catalogue.version, request.query);
-    if (!prepared) return null;
-    const tenantSchema = schemas.get(catalogue);
-    const operation = operationOf(prepared, request);
-    if (operation?.operation !== "query") return null;
-    const data = await reads.data(
-      tenantId,
+  ): Promise<{ answer: GraphQLAnswer; catalogueMoved: boolean }> {
+    const data = await reads?.data(
+      principal.tenantId,
       catalogue,
       tenantSchema.schema,
       prepared,
       operation,
       request.variables,
-      true,
     );
-    return data === null ? null : { status: 200, body: `{"data":${data}}`, operation: operation.operation };
+    if (data)
+      return {
+        answer: { status: 200, body: `{"data":${data}}`, operation: operation.operation },
+        catalogueMoved: false,
+      };
+    const context: GraphQLContext = {
+      principal,
+      loaders: createRequestLoaders(),
+      requestId: currentRequestId(),
+    };
+    const compiled = compiledOperation(prepared, tenantSchema, operation);
+    const result = (
+      compiled
+        ? await compiled.query(undefined, context, request.variables ?? {})
+        : await execute({
+            schema: tenantSchema.schema,
+            document: prepared.document,
+            variableValues: request.variables ?? undefined,
+            operationName: operation.name?.value,
+            contextValue: context,
+          })
+    ) as ExecutionResult;
+
+    const body: Record<string, unknown> = {};
+    let catalogueMoved = false;
+    if (result.errors) {
+      // A resolver that failed unexpectedly may have met storage another request changed meanwhile.
+      const unexpectedMoved =
+        result.errors.some(isUnexpected) &&
+        (await catalogues.get(principal.tenantId)).version !== catalogue.version;
+      catalogueMoved =
+        unexpectedMoved ||
+        result.errors.some((error) => error.originalError instanceof CatalogueChangedError);
+      body.errors = result.errors.map((error) => formatGraphQLError(error, log, unexpectedMoved));
+    }
+    // A mutation is all or nothing: when it failed, nothing it reported holds.
+    body.data = operation.operation === "mutation" && result.errors ? null : (result.data ?? null);
+    // No data at all: the variables did not coerce, so nothing ran.
+    const requestError = result.data === undefined;
+    return { answer: { status: 200, body, requestError, operation: operation.operation }, catalogueMoved };
+  }
+
+  /**
+   * A request answered with the catalogue this process last read, unchecked, where the store checks
+   * the version itself: a query the store reads whole (its statement answers only at that version:
+   * no round trip of its own), or a mutation (its unit of work checks the version with its writes and
+   * writes nothing at another). Only for a document kept already (parsed and validated against that
+   * catalogue). Null for anything else — a document not kept, another version, a read the store does
+   * not answer whole, a write refused for another version — which the caller then answers with the
+   * catalogue checked, as if this had not been tried.
+   */
+  async function runUnchecked(
+    principal: Principal,
+    catalogue: Catalogue,
+    request: GraphQLRequest,
+    viaGet: boolean,
+  ): Promise<GraphQLAnswer | null> {
+    const prepared = documents.kept(principal.tenantId, catalogue.version, request.query);
+    const operation = prepared && operationOf(prepared, request);
+    if (!prepared || !operation) return null;
+    let answer: GraphQLAnswer | null = null;
+    if (operation.operation === "query" && reads) {
+      const variables = request.variables;
+      const schema = schemas.get(catalogue).schema;
+      const data = await reads.data(
+        principal.tenantId,
+        catalogue,
+        schema,
+        prepared,
+        operation,
+        variables,
+        true,
+      );
+      if (data !== null) answer = { status: 200, body: `{"data":${data}}`, operation: operation.operation };
+    } else if (operation.operation === "mutation" && !viaGet) {
+      const ran = await run(principal, catalogue, schemas.get(catalogue), prepared, operation, request);
+      if (!ran.catalogueMoved) answer = ran.answer;
+    }
+    if (answer) documents.countHit();
+    return answer;
   }
 
   return {
@@ -188,11 +262,9 @@ export function createGraphQLService(
         requestError: true,
         operation,
       });
-      if (reads) {
-        const lastRead = catalogues.lastRead(principal.tenantId);
-        const whole = lastRead && (await readWhole(reads, principal.tenantId, lastRead, request));
-        if (whole) return whole;
-      }
+      const lastRead = catalogues.lastRead(principal.tenantId);
+      const unchecked = lastRead && (await runUnchecked(principal, lastRead, request, viaGet));
+      if (unchecked) return unchecked;
       const catalogue = await catalogues.get(principal.tenantId);
       const tenantSchema = schemas.get(catalogue);
       const prepared = prepare(principal.tenantId, tenantSchema, request.query);
@@ -225,45 +297,7 @@ export function createGraphQLService(
           operation.operation,
         );
       }
-      const data = await reads?.data(
-        principal.tenantId,
-        catalogue,
-        tenantSchema.schema,
-        prepared,
-        operation,
-        request.variables,
-      );
-      if (data) return { status: 200, body: `{"data":${data}}`, operation: operation.operation };
-      const context: GraphQLContext = {
-        principal,
-        loaders: createRequestLoaders(),
-        requestId: currentRequestId(),
-      };
-      const compiled = compiledOperation(prepared, tenantSchema, operation);
-      const result = (
-        compiled
-          ? await compiled.query(undefined, context, request.variables ?? {})
-          : await execute({
-              schema: tenantSchema.schema,
-              document: prepared.document,
-              variableValues: request.variables ?? undefined,
-              operationName: operation.name?.value,
-              contextValue: context,
-            })
-      ) as ExecutionResult;
-
-      const body: Record<string, unknown> = {};
-      if (result.errors) {
-        // A resolver that failed unexpectedly may have met storage another request changed meanwhile.
-        const catalogueChanged =
-          result.errors.some(isUnexpected) &&
-          (await catalogues.get(principal.tenantId)).version !== catalogue.version;
-        body.errors = result.errors.map((error) => formatGraphQLError(error, log, catalogueChanged));
-      }
-      // A mutation is all or nothing: when it failed, nothing it reported holds.
-      body.data = operation.operation === "mutation" && result.errors ? null : (result.data ?? null);
-      // No data at all: the variables did not coerce, so nothing ran.
-      return { status: 200, body, requestError: result.data === undefined, operation: operation.operation };
+      return (await run(principal, catalogue, tenantSchema, prepared, operation, request)).answer;
     },
   };
 }

@@ -47,14 +47,15 @@ async function graphql(app: TestApp, query: string) {
   };
 }
 
-const addShortName = async (type: string) => {
+const addField = async (name: string, type: string) => {
   const added = await a.call("POST", "/custom/standalone/fields", {
     token: acme.adminToken,
-    body: { schemaName: "Regions", name: "ShortName", column: { type } },
+    body: { schemaName: "Regions", name, column: { type } },
   });
   expect(added.status).toBe(200);
   return (added.body as { result: { id: string } }).result.id;
 };
+const addShortName = (type: string) => addField("ShortName", type);
 const deleteField = async (id: string) =>
   expect((await a.call("DELETE", `/custom/standalone/field/${id}`, { token: acme.adminToken })).status).toBe(
     200,
@@ -107,5 +108,45 @@ test.if(severalProcesses)(
     expect(read.data?.regions.edges).toEqual([
       { node: { Name: "North", ShortName: "2024-05-01T12:00:00.000Z" } },
     ]);
+  },
+);
+
+test.if(severalProcesses)(
+  "a mutation another process's change made stale is answered on the new catalogue, never written on the old",
+  async () => {
+    // `b` keeps a catalogue where Nickname is a string, and the mutation's document (seen twice).
+    const asString = await addField("Nickname", "string");
+    // Values in variables, as clients send them: one document, kept by `b` from its second sighting.
+    const write = async (value: string) => {
+      const { status, body } = await b.call("POST", "/graphql/graphql", {
+        token: acme.adminToken,
+        body: {
+          query:
+            "mutation ($uid: ID!, $v: String) { schema { updateRegions(input: {UID: $uid, Nickname: $v}) } }",
+          variables: { uid: north, v: value },
+        },
+      });
+      expect(status).toBe(200);
+      return body as { errors?: { extensions: { code: string } }[] };
+    };
+    for (const value of ["one", "two"]) expect((await write(value)).errors).toBeUndefined();
+
+    // Deleted by `a`: the document is refused at once, as a document naming an unknown field.
+    await deleteField(asString);
+    const refused = await write("three");
+    expect(refused.errors?.map((e) => e.extensions.code)).toEqual(["GRAPHQL_VALIDATION_FAILED"]);
+
+    // Added again as a string, the document kept again by `b`; then, unseen by `b`, deleted and added
+    // again as a datetime. `b` first tries the kept document on its kept catalogue; the store refuses
+    // that write (another version), and the request is answered again on the new catalogue, whose
+    // type refuses the string: a validation error, not the conflict, and nothing written.
+    const again = await addField("Nickname", "string");
+    for (const value of ["four", "five"]) expect((await write(value)).errors).toBeUndefined();
+    await deleteField(again);
+    await addField("Nickname", "datetime");
+    const wrongType = await write("12345");
+    expect(wrongType.errors?.map((e) => e.extensions.code)).toEqual(["GRAPHQL_VALIDATION_FAILED"]);
+    const read = await graphql(a, "{ regions { edges { node { Name Nickname } } } }");
+    expect(read.data?.regions.edges).toEqual([{ node: { Name: "North", Nickname: null } }]);
   },
 );
