@@ -25,6 +25,23 @@ import type { FieldInput } from "./definition-input.ts";
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
 export const NAME_RULE = "letters, digits and underscores, starting with a letter";
 
+/**
+ * Names every JavaScript object answers to (Object.prototype's members that fit NAME_PATTERN:
+ * constructor, toString, valueOf, ...). Records and inputs are plain objects keyed by field name,
+ * so a field named so would read, where it is absent, as that member: a function, not null.
+ */
+const OBJECT_MEMBER_NAMES: ReadonlySet<string> = new Set(
+  Object.getOwnPropertyNames(Object.prototype).filter((name) => NAME_PATTERN.test(name)),
+);
+
+/** What is wrong with `name` as the name of an object or a field, or null when it may be one. */
+export function nameProblem(name: string): string | null {
+  if (!NAME_PATTERN.test(name)) return `'${name}' is not a valid name: ${NAME_RULE}`;
+  if (OBJECT_MEMBER_NAMES.has(name))
+    return `'${name}' is reserved: every object of the service's runtime has a member of that name (reserved: ${[...OBJECT_MEMBER_NAMES].join(", ")})`;
+  return null;
+}
+
 const MAX_LENGTH: Partial<Record<CustomFieldType, { default: number; max: number }>> = {
   string: { default: 255, max: 255 },
   url: { default: 2048, max: 2048 },
@@ -64,7 +81,8 @@ export function defineField(
   const problem = (at: string, message: string) => problems.push({ path: `${path}${at}`, message });
   const { column } = input;
 
-  if (!NAME_PATTERN.test(input.name)) problem("name", `'${input.name}' is not a valid name: ${NAME_RULE}`);
+  const badName = nameProblem(input.name);
+  if (badName) problem("name", badName);
   else if (isReservedWord(input.name)) {
     problem(
       "name",

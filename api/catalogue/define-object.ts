@@ -7,7 +7,7 @@ import { ConflictError, type ErrorDetail, ValidationError } from "../../common/e
 import type { Catalogue, FieldDef, ObjectDef } from "../model/catalogue.ts";
 import { systemFields } from "../model/field-factory.ts";
 import { FIXED_TYPE_NAMES, memberNamesOf, names, schemaNamesOf } from "../model/naming.ts";
-import { defineField, NAME_PATTERN, NAME_RULE } from "./define-field.ts";
+import { defineField, NAME_PATTERN, nameProblem } from "./define-field.ts";
 import type { AddFieldInput, ObjectInput } from "./definition-input.ts";
 
 const lower = (names: Iterable<string>) => new Set([...names].map((name) => name.toLowerCase()));
@@ -35,8 +35,8 @@ const tooManyFields = (limits: DefinitionLimits) =>
  */
 export function defineObject(catalogue: Catalogue, input: ObjectInput, limits: DefinitionLimits): ObjectDef {
   const problems: ErrorDetail[] = [];
-  if (!NAME_PATTERN.test(input.name))
-    problems.push({ path: "name", message: `'${input.name}' is not a valid name: ${NAME_RULE}` });
+  const badName = nameProblem(input.name);
+  if (badName) problems.push({ path: "name", message: badName });
   const existing = catalogue.objects.find((object) => object.name.toLowerCase() === input.name.toLowerCase());
   if (existing) throw new ConflictError(`an object named '${existing.name}' exists already`);
   const taken = lower([

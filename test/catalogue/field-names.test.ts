@@ -103,3 +103,41 @@ describe("EQL reserved words as field names", () => {
     expect(found).toEqual({ data: { lookAlikes: { totalCount: 1 } } });
   });
 });
+
+describe("names every JavaScript object answers to", () => {
+  // Records are plain objects keyed by field name: an absent `constructor` read as Object's.
+  const members = ["constructor", "toString", "valueOf", "hasOwnProperty", "isPrototypeOf"];
+
+  test.each(members)(
+    "a field or an object named %s is refused with 400 validation_failed; nothing is created",
+    async (name) => {
+      const before = await customFieldCount();
+      const added = await admin("POST", "/custom/standalone/fields", {
+        schemaName: "Regions",
+        name,
+        column: { type: "string", maxLength: 10 },
+      });
+      expect(added.status).toBe(400);
+      expect(added.body.details).toEqual([{ path: "name", message: expect.stringContaining("reserved") }]);
+      const defined = await admin("POST", "/custom/standalone/schemas", {
+        name,
+        fields: [{ name, column: { type: "int" } }],
+      });
+      expect(defined.status).toBe(400);
+      expect(defined.body.details.map((d: { path: string }) => d.path)).toEqual(["name", "fields[0].name"]);
+      expect(await customFieldCount()).toBe(before);
+    },
+  );
+
+  test("the same words in another case are fields like any other: a record without them inserts", async () => {
+    const added = await admin("POST", "/custom/standalone/fields", {
+      schemaName: "Regions",
+      name: "Constructor",
+      column: { type: "string", maxLength: 10 },
+    });
+    expect(added.status).toBe(200);
+    const gql = graphqlClient(t, acme.adminToken);
+    const inserted = await gql(`mutation { schema { insertRegions(input: {Name: "N", Timezone: "UTC"}) } }`);
+    expect(inserted.errors).toBeUndefined();
+  });
+});
