@@ -23,7 +23,7 @@ import {
 import type { FieldInput } from "./definition-input.ts";
 
 export const NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
-export const NAME_RULE = "letters, digits and underscores, starting with a letter";
+const NAME_RULE = "letters, digits and underscores, starting with a letter";
 
 /**
  * Names every JavaScript object answers to (Object.prototype's members that fit NAME_PATTERN:
