@@ -30,7 +30,7 @@ export function formatGraphQLError(
   const base = { message: error.message, locations: error.locations, path: error.path };
   let original = error.originalError;
   if (catalogueChanged && isUnexpected(error)) {
-    log.debug("a resolver failed on a catalogue changed under it", describeError(original));
+    log.warn("a resolver failed on a catalogue changed under it", describeError(original));
     original = new CatalogueChangedError();
   }
   if (!original || original.name === "GraphQLError") {

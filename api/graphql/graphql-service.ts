@@ -238,7 +238,13 @@ export function createGraphQLService(
       if (data !== null) answer = { status: 200, body: `{"data":${data}}`, operation: operation.operation };
     } else if (operation.operation === "mutation" && !viaGet) {
       const ran = await run(principal, catalogue, schemas.get(catalogue), prepared, operation, request);
-      if (!ran.catalogueMoved) answer = ran.answer;
+      // A mutation that failed wrote nothing. Its errors may be the kept catalogue's own (variables
+      // of an input type changed since, which fail before any write checks the version): it is
+      // answered as is only while that catalogue is still the current one.
+      const failed = typeof ran.answer.body === "object" && "errors" in ran.answer.body;
+      const stillCurrent = async () =>
+        (await catalogues.get(principal.tenantId)).version === catalogue.version;
+      if (!ran.catalogueMoved && (!failed || (await stillCurrent()))) answer = ran.answer;
     }
     if (answer) documents.countHit();
     return answer;

@@ -40,13 +40,9 @@ export async function writeRecordsIn(
   context: WriteContext,
   operations: readonly RecordOperation[],
 ): Promise<(string | null)[]> {
-  // Asked first and awaited after the writes: an engine that pipelines a unit's statements
-  // (PostgreSQL) sends it with the first write instead of in a round trip of its own.
-  const version = tx.catalogueVersion(catalogue.tenantId);
-  version.catch(() => {}); // its failure is met when awaited below (or fails the unit's later statements)
-  const unchanged = async () => {
-    if ((await version) !== catalogue.version) throw new CatalogueChangedError();
-  };
+  // Read before any write, and awaited: a MongoDB session runs one operation at a time.
+  if ((await tx.catalogueVersion(catalogue.tenantId)) !== catalogue.version)
+    throw new CatalogueChangedError();
   const state: WriteState = { tx, catalogue, context, aliases: new Map(), changes: [] };
   const results: (string | null)[] = [];
   for (const [index, op] of operations.entries()) {
@@ -55,12 +51,9 @@ export async function writeRecordsIn(
       results.push(await applyOperation(state, op));
       await adjustParentCounters(state, op.object, state.changes.slice(firstChange));
     } catch (error) {
-      // An operation that failed on storage changed under it is told as that.
-      await unchanged();
       throw new OperationFailure(index, error);
     }
   }
-  await unchanged();
   await tx.appendChanges(state.changes);
   return results;
 }

@@ -451,3 +451,25 @@ describe("deleting and tenants", () => {
     },
   );
 });
+
+describe("a mutation kept from before a change of its input type", () => {
+  test("a field added since is accepted at once through variables, every time (its variables fail on the kept catalogue before any write)", async () => {
+    const gql = (variables: unknown) =>
+      admin("POST", "/graphql/graphql", {
+        query: "mutation ($in: NewRegions!) { schema { insertRegions(input: $in) } }",
+        variables,
+      });
+    for (const name of ["Kept A", "Kept B"])
+      expect((await gql({ in: { Name: name, Timezone: "UTC" } })).body).not.toHaveProperty("errors");
+    const added = await admin("POST", "/custom/standalone/fields", {
+      schemaName: "Regions",
+      name: "KeptCode",
+      column: { type: "string" },
+    });
+    expect(added.status).toBe(200);
+    for (const name of ["Kept C", "Kept D"]) {
+      const written = await gql({ in: { Name: name, Timezone: "UTC", KeptCode: "k" } });
+      expect(written.body).not.toHaveProperty("errors");
+    }
+  });
+});
