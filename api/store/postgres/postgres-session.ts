@@ -15,6 +15,7 @@ import { createIdentitySession } from "./identity-session.ts";
 import { createQuerySession } from "./query-records.ts";
 import { createRecordConstraints } from "./record-constraints.ts";
 import { createRecordSession } from "./record-session.ts";
+import { recordTablesRunner } from "./record-tables-runner.ts";
 import { createRetentionSession } from "./retention-session.ts";
 import type { TableGrowth } from "./table-growth.ts";
 import type { SchemaLookup } from "./tenant-schemas.ts";
@@ -39,11 +40,12 @@ export function createPostgresSession(
   growth?: TableGrowth,
 ): PostgresSession {
   const { flush, ...changeLog } = createChangeLogSession(db, changes, feedPartitions);
+  const records = recordTablesRunner(db);
   const store: StoreWriter = {
     ...createIdentitySession(db, schemas),
     ...createCatalogueSession(db, schemas),
-    ...createRecordSession(db, schemas, createRecordConstraints(db), growth),
-    ...createQuerySession(db, schemas),
+    ...createRecordSession(records, schemas, createRecordConstraints(records), growth),
+    ...createQuerySession(records, schemas),
     ...changeLog,
     ...createWebhookSession(db),
     ...createConfigSession(db),

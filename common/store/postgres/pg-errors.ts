@@ -3,7 +3,7 @@
  * and the structured fields the server sends (schema, constraint), never by
  * message text.
  */
-import { CatalogueChangedError, ConflictError, ValidationError } from "../../errors.ts";
+import { ConflictError, ValidationError } from "../../errors.ts";
 
 const SERIALIZATION_FAILURE = "40001";
 const DEADLOCK_DETECTED = "40P01";
@@ -12,11 +12,7 @@ const LOCK_NOT_AVAILABLE = "55P03";
 const UNIQUE_VIOLATION = "23505";
 /** A character the encoding cannot hold: in UTF-8, only U+0000 reaches it from a JavaScript string. */
 const UNTRANSLATABLE_CHARACTER = "22021";
-/**
- * A table or column a statement names is not there. The engine names only what the catalogue it
- * was handed holds, so the catalogue changed under the request: another unit deleted the object or
- * field after the request read its definitions (DDL commits apart from any snapshot).
- */
+/** A table, or a column, a statement names is not there. */
 const UNDEFINED_TABLE = "42P01";
 const UNDEFINED_COLUMN = "42703";
 
@@ -68,15 +64,14 @@ export const nulInTextError = () =>
     { path: "", message: "text cannot hold the NUL character (U+0000)" },
   ]);
 
-/**
- * The error the port shows for a server error: U+0000 in text is a ValidationError, storage gone
- * under the request a CatalogueChangedError, the rest as thrown.
- */
-export function translateError(error: unknown): unknown {
-  if (isNulInText(error)) return nulInTextError();
+/** True when a statement named a table or a column that is not there. */
+export function isStorageGone(error: unknown): boolean {
   const state = sqlState(error);
-  return state === UNDEFINED_TABLE || state === UNDEFINED_COLUMN ? new CatalogueChangedError() : error;
+  return state === UNDEFINED_TABLE || state === UNDEFINED_COLUMN;
 }
+
+/** The error the port shows for a server error: U+0000 in text is a ValidationError, the rest as thrown. */
+export const translateError = (error: unknown): unknown => (isNulInText(error) ? nulInTextError() : error);
 
 /** Runs `write`; a unique violation (a name taken, perhaps by a race lost) becomes a ConflictError. */
 export async function uniquely<T>(message: string, write: () => Promise<T>): Promise<T> {
