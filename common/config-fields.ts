@@ -24,6 +24,11 @@ export const sharedConfigFields = {
       .optional(),
   ),
   /**
+   * Connections each process keeps to PostgreSQL at most (with DATABASE_URL): units of work and
+   * reads under way at once. Default 10; mind the server's `max_connections` across every process.
+   */
+  DATABASE_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
+  /**
    * MongoDB replica-set URL: selects the MongoDB store engine, which is experimental: a process
    * starts on it only with STORE_EXPERIMENTAL=mongodb.
    */

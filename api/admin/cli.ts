@@ -16,6 +16,7 @@ const AdminConfigSchema = ApiConfigSchema.pick({
   JWT_SECRET: true,
   SECRETS_KEY: true,
   DATABASE_URL: true,
+  DATABASE_POOL_SIZE: true,
   MONGODB_URL: true,
   STORE_EXPERIMENTAL: true,
   TOKEN_CACHE_TTL_MS: true,

@@ -25,7 +25,7 @@ export async function openEngine(location: StoreLocation): Promise<OpenedEngine>
     case "sqlite":
       return openSqliteEngine(location.path);
     case "postgres":
-      return openPostgresEngine(location.url);
+      return openPostgresEngine(location.url, { maxConnections: location.poolSize });
     case "mongodb":
       // Reached only with STORE_EXPERIMENTAL=mongodb (store-location.ts refuses MONGODB_URL alone).
       return openMongoEngine(location.url);

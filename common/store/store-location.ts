@@ -10,13 +10,20 @@ import { BadRequestError, ConfigError } from "../errors.ts";
 /** An engine a store can be kept in (`sqlite`, `postgres`, `mongodb`) and where its data is. */
 export type StoreLocation =
   | { engine: "sqlite" /** The store file. */; path: string }
-  | { engine: "postgres" /** `postgres://` or `postgresql://` connection URL. */; url: string }
+  | {
+      engine: "postgres";
+      /** `postgres://` or `postgresql://` connection URL. */
+      url: string;
+      /** Connections the process keeps to the server at most (DATABASE_POOL_SIZE); unset: the engine's default. */
+      poolSize?: number | undefined;
+    }
   | { engine: "mongodb" /** `mongodb://` or `mongodb+srv://` replica-set URL. */; url: string };
 
 /** The settings (common/config-fields.ts) that choose the engine. */
 export interface StoreSettings {
   DATA_DIR: string;
   DATABASE_URL?: string | undefined;
+  DATABASE_POOL_SIZE?: number | undefined;
   MONGODB_URL?: string | undefined;
   /** The experimental engine allowed to start (`mongodb`), if any. */
   STORE_EXPERIMENTAL?: "mongodb" | undefined;
@@ -44,7 +51,8 @@ export function storeLocationOf(settings: Readonly<StoreSettings>): StoreLocatio
     throw new ConfigError([
       "DATABASE_URL, MONGODB_URL: each chooses a store engine; set one of them, not both",
     ]);
-  if (settings.DATABASE_URL) return { engine: "postgres", url: settings.DATABASE_URL };
+  if (settings.DATABASE_URL)
+    return { engine: "postgres", url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE };
   if (settings.MONGODB_URL) {
     if (settings.STORE_EXPERIMENTAL !== "mongodb") throw new ConfigError([MONGODB_EXPERIMENTAL_REFUSAL]);
     return { engine: "mongodb", url: settings.MONGODB_URL };

@@ -47,6 +47,10 @@ describe("the engine chosen from configuration", () => {
       { engine: "postgres", url: POSTGRES_URL },
     ],
     [
+      { DATA_DIR: "data", DATABASE_URL: POSTGRES_URL, DATABASE_POOL_SIZE: 3 },
+      { engine: "postgres", url: POSTGRES_URL, poolSize: 3 },
+    ],
+    [
       { DATA_DIR: "data", MONGODB_URL, STORE_EXPERIMENTAL: "mongodb" },
       { engine: "mongodb", url: MONGODB_URL },
     ],
@@ -89,6 +93,10 @@ describe("the engine chosen from configuration", () => {
       expect(() => load({ ...env, DATABASE_URL: undefined, MONGODB_URL: "db.example" })).toThrow(
         "MONGODB_URL: must be a mongodb:// or mongodb+srv:// URL",
       );
+      expect(load(env).DATABASE_POOL_SIZE).toBe(10);
+      expect(load({ ...env, DATABASE_POOL_SIZE: "4" }).DATABASE_POOL_SIZE).toBe(4);
+      for (const size of ["0", "1001", "2.5", "many"])
+        expect(() => load({ ...env, DATABASE_POOL_SIZE: size })).toThrow("DATABASE_POOL_SIZE");
       // The opt-in names an engine, validated once with the rest.
       expect(load({ ...env, STORE_EXPERIMENTAL: "mongodb" }).STORE_EXPERIMENTAL).toBe("mongodb");
       expect(load({ ...env, STORE_EXPERIMENTAL: "" }).STORE_EXPERIMENTAL).toBeUndefined();
@@ -152,6 +160,35 @@ describe("the PostgreSQL engine", () => {
       expect(await dispatcherSide.loadDelivery("no-tenant", "no-delivery", "no-webhook")).not.toBeUndefined();
       await dispatcherSide.close();
       await apiSide.close();
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test("DATABASE_POOL_SIZE bounds the units of work a process runs at once: each holds a connection of the pool", async () => {
+    const database = await createTestDatabase("factory-pool");
+    try {
+      const atMostRunning = async (poolSize: number | undefined) => {
+        const store = await openStore(
+          storeLocationOf({ DATA_DIR: freshDir(), DATABASE_URL: database.url, DATABASE_POOL_SIZE: poolSize }),
+        );
+        let running = 0;
+        let most = 0;
+        await Promise.all(
+          Array.from({ length: 12 }, () =>
+            store.unitOfWork(async () => {
+              most = Math.max(most, ++running);
+              await Bun.sleep(40);
+              running--;
+            }),
+          ),
+        );
+        await store.close();
+        return most;
+      };
+      expect(await atMostRunning(2)).toBe(2);
+      // The engine's default, 10, when the setting is absent (the configuration's default is the same).
+      expect(await atMostRunning(undefined)).toBe(10);
     } finally {
       await database.drop();
     }
