@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { emptyAsUndefined } from "./load-config.ts";
 import { LOG_LEVELS } from "./log.ts";
+import { DEFAULT_POOL_SIZE } from "./store/store-location.ts";
 
 /** A Redis connection URL. */
 export const redisUrl = z.string().regex(/^rediss?:\/\/\S+$/, "must be a redis:// URL");
@@ -25,9 +26,12 @@ export const sharedConfigFields = {
   ),
   /**
    * Connections each process keeps to PostgreSQL at most (with DATABASE_URL): units of work and
-   * reads under way at once. Default 10; mind the server's `max_connections` across every process.
+   * reads under way at once. Default DEFAULT_POOL_SIZE (10); mind the server's `max_connections` across every process.
    */
-  DATABASE_POOL_SIZE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(10)),
+  DATABASE_POOL_SIZE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(1).max(1000).default(DEFAULT_POOL_SIZE),
+  ),
   /**
    * MongoDB replica-set URL: selects the MongoDB store engine, which is experimental: a process
    * starts on it only with STORE_EXPERIMENTAL=mongodb.

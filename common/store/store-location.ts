@@ -29,6 +29,9 @@ export interface StoreSettings {
   STORE_EXPERIMENTAL?: "mongodb" | undefined;
 }
 
+/** Connections a process keeps to PostgreSQL when DATABASE_POOL_SIZE does not say. */
+export const DEFAULT_POOL_SIZE = 10;
+
 /** The embedded store's file name under DATA_DIR. */
 const SQLITE_FILE = "store.sqlite";
 

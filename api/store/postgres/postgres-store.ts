@@ -25,7 +25,7 @@ import { createTenantSchemas } from "./tenant-schemas.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
 export interface PostgresStoreOptions {
-  /** Connections in the pool (default 10): units of work under way at once, reads included. */
+  /** Connections in the pool (default DEFAULT_POOL_SIZE, store-location.ts): units of work under way at once, reads included. */
   maxConnections?: number;
   /** How units of work that fail to serialize are run again (default: DEFAULT_RETRY). */
   retry?: RetryPolicy;

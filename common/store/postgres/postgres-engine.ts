@@ -8,6 +8,7 @@
  */
 import { SQL } from "bun";
 import { ConfigError } from "../../errors.ts";
+import { DEFAULT_POOL_SIZE } from "../store-location.ts";
 import { migrate } from "./migrate.ts";
 
 /**
@@ -35,7 +36,7 @@ export interface PostgresEngine {
 }
 
 export interface PostgresEngineOptions {
-  /** Connections in the pool (default 10). */
+  /** Connections in the pool (default DEFAULT_POOL_SIZE). */
   maxConnections?: number;
 }
 
@@ -87,7 +88,11 @@ export async function openPostgresEngine(
   options: PostgresEngineOptions = {},
 ): Promise<PostgresEngine> {
   const parsed = parseUrl(url);
-  const sql = new SQL({ url, max: options.maxConnections ?? 10, maxLifetime: CONNECTION_LIFETIME_S });
+  const sql = new SQL({
+    url,
+    max: options.maxConnections ?? DEFAULT_POOL_SIZE,
+    maxLifetime: CONNECTION_LIFETIME_S,
+  });
   try {
     let major: number;
     try {
