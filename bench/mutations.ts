@@ -1,10 +1,11 @@
 /**
  * Mutation throughput (issue 6), with the change log on: single-insert
  * mutations/s, and records/s in 100-operation upsert mutations. The real API
- * process on core 0, wrk on core 1, against a bare Bun.serve JSON endpoint
- * measured in the same run. Records written are counted from the change log,
- * so a mutation that answered with errors does not count. Documents are fixed and
- * values travel in variables, as clients send them.
+ * process on core 0, wrk on core 1 (each workload measured after a warm-up
+ * of its own), against a bare Bun.serve JSON endpoint measured in the same
+ * run. Records written are counted from the change log, so a mutation that
+ * answered with errors does not count. Documents are fixed and values travel
+ * in variables, as clients send them.
  * Run: bun bench/mutations.ts [seconds] [--engine sqlite|postgres]
  *   → bench/results/mutations.md (SQLite) or mutations-postgres.md
  * Profile: BENCH_PROFILE_DIR=<dir> runs the API under Bun's sampling profiler and records nothing.
@@ -21,6 +22,7 @@ const LOAD_BEFORE = loadavg()
   .map((l) => l.toFixed(2))
   .join(" / ");
 const CONNECTIONS = 32;
+const WARMUP_SECONDS = Math.min(3, SECONDS);
 ensureWrk();
 
 const bare = await startBareServer(0);
@@ -53,27 +55,22 @@ const upserts = JSON.stringify({
 const probe = await api.call("POST", "/graphql/graphql", JSON.parse(upserts.replaceAll("%n", "probe")));
 if (probe.body.errors) throw new Error(`the upsert mutation fails: ${JSON.stringify(probe.body.errors)}`);
 
-const url = `${api.base}/graphql/graphql`;
-let before = await api.changeCount();
-const inserts = await runWrk({
-  url,
-  seconds: SECONDS,
-  connections: CONNECTIONS,
-  body: insert,
-  token: api.token,
-  core: 1,
-});
-const insertRecords = ((await api.changeCount()) - before) / SECONDS;
-before = await api.changeCount();
-const upsertRun = await runWrk({
-  url,
-  seconds: SECONDS,
-  connections: CONNECTIONS,
-  body: upserts,
-  token: api.token,
-  core: 1,
-});
-const upsertRecords = ((await api.changeCount()) - before) / SECONDS;
+/** A warm-up (compiled code, caches and tables as in steady use), then the measured run and the records it wrote per second. */
+async function measure(body: string): Promise<[WrkResult, number]> {
+  const options = {
+    url: `${api.base}/graphql/graphql`,
+    connections: CONNECTIONS,
+    body,
+    token: api.token,
+    core: 1,
+  };
+  await runWrk({ ...options, seconds: WARMUP_SECONDS });
+  const before = await api.changeCount();
+  const run = await runWrk({ ...options, seconds: SECONDS });
+  return [run, ((await api.changeCount()) - before) / SECONDS];
+}
+const [inserts, insertRecords] = await measure(insert);
+const [upsertRun, upsertRecords] = await measure(upserts);
 const memory = residentMiB(api.pid);
 const storeMemory = pssMiB(api.storePids());
 await api.stop();
@@ -85,7 +82,7 @@ const lines = [
   "",
   `Machine: ${machine()}. Date: ${new Date().toISOString().slice(0, 10)}. Command: \`bun bench/mutations.ts ${SECONDS}${engine === "sqlite" ? "" : ` --engine ${engine}`}\`.`,
   `Load average before the run (1 / 5 / 15 min): ${LOAD_BEFORE} — figures from a busy machine are lower than they would be on an idle one.`,
-  `Setup: the API process pinned to core 0, its store ${engineSetup(engine)}, the change log written in each mutation's transaction; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s) pinned to core 1; loopback.`,
+  `Setup: the API process pinned to core 0, its store ${engineSetup(engine)}, the change log written in each mutation's transaction; wrk (1 thread, ${CONNECTIONS} connections, ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up of the same workload) pinned to core 1; loopback.`,
   "",
   "| workload | requests/s | records/s (from the change log) | p50 | p99 | vs bare Bun.serve |",
   "|---|---|---|---|---|---|",
