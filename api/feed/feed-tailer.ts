@@ -7,11 +7,15 @@
  * partition's lease (partitioned-feed.ts takes and renews it); woken at once
  * after a commit to the partition, polls to catch the rest.
  *
- * While busy, the position a batch reached is saved in the next batch's own
- * transaction when a consumer commits one (`FeedBatch.savePositionIn`: one
- * commit per batch, not two); it is saved on its own when the partition runs
- * dry, at the latest after `saveEveryMs`, and at stop. A crash in between
- * hands those entries again, which consumers bear (see `FeedConsumer`).
+ * After a batch that left the partition dry it waits for the next commit's
+ * wake-up (or the poll) rather than reading again at once. While busy, the
+ * position a batch reached is saved in the next batch's own transaction when
+ * a consumer commits one (`FeedBatch.savePositionIn`: one commit per batch,
+ * not two); it is saved on its own once the partition has stayed dry for a
+ * poll interval, at the latest after `saveEveryMs`, and at stop — not after
+ * every batch, which under a trickle of mutations cost a commit and two reads
+ * of its own per mutation. A crash in between hands those entries again,
+ * which consumers bear (see `FeedConsumer`).
  */
 import { describeError, type Logger } from "../../common/log.ts";
 import type { FeedCursor, LoggedChange } from "../model/record-values.ts";
@@ -83,15 +87,15 @@ export function createFeedTailer(deps: FeedTailerDeps) {
   const writePosition = (tx: StoreWriter, position: Position, at: number) =>
     tx.setFeedPosition(name, partition, position, at);
 
-  /** Entries after the position, whole mutations only. */
-  async function readBatch(position: Position | null): Promise<LoggedChange[]> {
+  /** Entries after the position, whole mutations only; `more` when the read may have left some. */
+  async function readBatch(position: Position | null): Promise<{ entries: LoggedChange[]; more: boolean }> {
     for (let limit = batchSize; ; limit *= 2) {
       const entries = await readAfter(position, limit);
-      if (entries.length < limit) return entries;
+      if (entries.length < limit) return { entries, more: false };
       const lastMutation = entries[entries.length - 1]?.mutationId;
       const complete = entries.filter((entry) => entry.mutationId !== lastMutation);
       // The batch may have cut the last mutation: keep it for the next read, unless it is all there is.
-      if (complete.length > 0) return complete;
+      if (complete.length > 0) return { entries: complete, more: true };
     }
   }
 
@@ -104,14 +108,17 @@ export function createFeedTailer(deps: FeedTailerDeps) {
     savedAt = Date.now();
   }
 
-  /** Hands what the log holds now to every consumer; the position it reaches stays unsaved. */
-  async function advance(): Promise<number> {
+  /**
+   * Hands what the log holds now to every consumer; the position it reaches stays unsaved.
+   * @returns the entries consumed, and whether the log may hold more after them.
+   */
+  async function advance(): Promise<{ consumed: number; more: boolean }> {
     // The position another process may have moved, and the changes committed up to now.
     store.refreshReads();
     consuming = null;
-    const entries = await readBatch(unsaved ?? (await storedPosition()));
+    const { entries, more } = await readBatch(unsaved ?? (await storedPosition()));
     const last = entries[entries.length - 1];
-    if (!last) return 0;
+    if (!last) return { consumed: 0, more: false };
     const reached = unsaved;
     // When a consumer's unit of work wrote `reached` (read only once every consumer returned).
     const carried = { at: null as number | null };
@@ -133,12 +140,12 @@ export function createFeedTailer(deps: FeedTailerDeps) {
     // Written inside a unit of work that committed, or a consumer would have thrown.
     if (carried.at !== null) savedAt = carried.at;
     unsaved = positionOf(last);
-    return entries.length;
+    return { consumed: entries.length, more };
   }
 
   /** Hands what the log holds now to the consumers and saves the position. @returns the number of entries consumed. */
   async function processBatch(): Promise<number> {
-    const consumed = await advance();
+    const { consumed } = await advance();
     await savePosition();
     return consumed;
   }
@@ -164,10 +171,12 @@ export function createFeedTailer(deps: FeedTailerDeps) {
           await rest(idleMs * 4);
           continue;
         }
-        const consumed = await advance();
+        const { consumed, more } = await advance();
         failures = 0;
+        // Dry since the last rest (a wake-up that found nothing new, or a whole poll interval).
         if (consumed === 0 || Date.now() - savedAt >= saveEveryMs) await savePosition();
-        if (consumed === 0) await rest(idleMs);
+        // A commit made while this batch was read or consumed has woken the reader already: rest returns at once.
+        if (!more) await rest(idleMs);
       } catch (error) {
         failures++;
         log.warn("change feed could not advance; retrying", {

@@ -146,4 +146,35 @@ describe("feed tailer", () => {
     // The first batch had nothing to carry; the second carried the first one's position in its own commit.
     expect(carried).toEqual([start, firstPosition]);
   });
+
+  test("after a batch that left the log dry, the reader waits for the next wake-up: no read at once, no save until the log stays dry for a poll", async () => {
+    await skipProvisioning();
+    const start = await storedPosition();
+    const seen: string[] = [];
+    let reads = 0;
+    const counting = {
+      ...t.store,
+      readChanges: (...args: Parameters<typeof t.store.readChanges>) => {
+        reads++;
+        return t.store.readChanges(...args);
+      },
+    };
+    const feed = tailer([recording("r", seen)], { store: counting, saveEveryMs: 60_000, idleMs: 1000 });
+    expect(await lease.hold()).toBe(true);
+    feed.start();
+    await eventually(() => expect(reads).toBe(1)); // the first read, of an empty log, then a rest
+    for (const name of ["a", "b", "c"]) {
+      await insertRegions(name);
+      feed.notify(); // as a commit in this process does
+      await eventually(() => expect(seen.at(-1)).toBe(`r:${name}`));
+    }
+    // One read per wake-up, each consuming its mutation; none saved meanwhile (well within the poll).
+    expect(reads).toBe(4);
+    expect(await storedPosition()).toBe(start);
+    // Dry for a whole poll interval: the next read finds nothing and saves the position reached.
+    await eventually(async () => expect(await storedPosition()).toBe(await lastPosition()), {
+      timeoutMs: 5000,
+    });
+    expect(reads).toBe(5);
+  });
 });
