@@ -10,10 +10,10 @@
  * and write calls, the write lock's statements, a checkpoint now and then) is
  * paid once per group rather than once per unit (32 clients inserting one
  * record each make groups of ~17 units; ~2 when a group started at once). A
- * lone unit runs as a group of one, in a plain transaction. Should SQLite roll the whole
- * transaction back (an I/O error, a full disk), the units that had succeeded
- * are run again in the next group (the port allows it: store.ts) and only the
- * failing one is rejected.
+ * lone unit runs as a group of one, in a plain transaction. Should SQLite
+ * roll the whole transaction back (an I/O error, a full disk), the units that
+ * had succeeded are run again in the next group (the port allows it:
+ * store.ts) and only the failing one is rejected.
  */
 import type { StoreWriter } from "../store.ts";
 
