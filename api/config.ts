@@ -196,6 +196,12 @@ export const ApiConfigSchema = z.object({
    * revoked or expired token or a deactivated user (4403), in ms. Default 2000.
    */
   LIVE_AUTH_RECHECK_MS: positiveInt(2000),
+  /**
+   * How often each API process announces on Redis the tenants it holds live connections of, in ms;
+   * a tenant not announced for three of these is taken as unheard, and its changes are no longer
+   * published. Default 10 s.
+   */
+  LIVE_AUDIENCE_REFRESH_MS: positiveInt(10_000),
 });
 
 /** `*`, or an origin exactly as a browser sends it: scheme, host and port only, no trailing slash. */

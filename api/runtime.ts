@@ -29,6 +29,7 @@ import { createWebhookConsumer } from "./feed/webhook-consumer.ts";
 import { createWebhookEventQueue, createWebhookEventWorker } from "./feed/webhook-events.ts";
 import { createGraphQLService } from "./graphql/graphql-service.ts";
 import { createTenantSchemas, documentLimits } from "./graphql/tenant-schemas.ts";
+import { createLiveAudience } from "./live/live-audience.ts";
 import { createLiveFanout } from "./live/live-fanout.ts";
 import { createLiveService } from "./live/live-service.ts";
 import { createRetentionSweeper } from "./retention/retention-sweeper.ts";
@@ -71,6 +72,17 @@ export function createApiRuntime(
   revocations
     .start()
     .catch((error) => log.warn("token revocations of other processes not subscribed", describeError(error)));
+  // Who listens live where: the feed publishes a tenant's changes only when some process will hear them.
+  const audience = createLiveAudience({
+    publisher: redis,
+    subscriber,
+    channel: keys.liveAudience,
+    ackChannel: keys.liveAudienceAcks,
+    refreshMs: config.LIVE_AUDIENCE_REFRESH_MS,
+  });
+  audience
+    .start()
+    .catch((error) => log.warn("live audience of other processes not subscribed", describeError(error)));
   // A revocation returns once every process has dropped the token; one that did not answer (or all,
   // without Redis) sees it within TOKEN_REVOCATION_CHECK_MS.
   const auth = withRevocationNotices(services.auth, (tenantId, jti) =>
@@ -152,8 +164,11 @@ export function createApiRuntime(
     consumers: [
       webhooks,
       deferred,
-      createLiveConsumer(async (tenantId, message) => {
-        await redis.publish(keys.liveChannel(tenantId), message);
+      createLiveConsumer({
+        heard: (tenantIds) => audience.heard(tenantIds),
+        publish: async (tenantId, message) => {
+          await redis.publish(keys.liveChannel(tenantId), message);
+        },
       }),
     ],
     log,
@@ -183,7 +198,7 @@ export function createApiRuntime(
     auth,
     catalogues,
     schemas,
-    fanout: createLiveFanout({ subscriber, keys, store, catalogues, log }),
+    fanout: createLiveFanout({ subscriber, audience, keys, store, catalogues, log }),
     settings: {
       maxConnectionsPerToken: config.LIVE_MAX_CONNECTIONS_PER_TOKEN,
       maxSubscriptionsPerConnection: config.LIVE_MAX_SUBSCRIPTIONS_PER_CONNECTION,
@@ -227,6 +242,7 @@ export function createApiRuntime(
       live.shutdown();
       stopHearing?.();
       await Promise.all([feed.stop(), retention.stop(), events.stop()]);
+      audience.stop();
       subscriber.disconnect();
       // Redis may be away at shutdown: do not wait on it forever.
       const queues = Promise.all([deliveryQueue.close(), eventQueue.close()]).catch(() => undefined);

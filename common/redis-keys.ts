@@ -47,6 +47,10 @@ export function redisKeys(prefix: string) {
      * tenant, so Redis sends a process only the tenants whose sockets it holds.
      */
     liveChannel: (tenantId: string) => `${prefix}:live:${tenantId}`,
+    /** Where API processes announce the tenants they listen to live (api/live/live-audience.ts). */
+    liveAudience: `${prefix}:live-audience`,
+    /** Where each process answers that it took an announcement. */
+    liveAudienceAcks: `${prefix}:live-audience:acks`,
     /** The request-rate bucket of one tenant (all its tokens together). */
     tenantRateBucket: (tenantId: string) => `${prefix}:rate:{${tenantId}}:tenant`,
   } as const;

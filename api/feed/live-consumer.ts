@@ -4,6 +4,9 @@
  * against the live subscriptions its sockets hold). Publishing is at most once: a batch handed
  * again (a failure, a crash, a lease hand-over) is published again, and receivers drop a mutation
  * they have seen (`LiveFeedMessage.mutations[].mutationId`).
+ *
+ * Only the tenants someone listens to are encoded and published: the outlet says, after the batch
+ * was read (so after its changes committed), which of the batch's tenants any process listens to.
  */
 import type { LoggedChange } from "../model/record-values.ts";
 import type { FeedConsumer } from "./feed-consumer.ts";
@@ -15,8 +18,16 @@ export interface LiveFeedMessage {
   mutations: LoggedChange[][];
 }
 
-/** Sends one tenant's message to every API process (Redis PUBLISH on the tenant's channel). */
-export type LivePublish = (tenantId: string, message: string) => Promise<void>;
+/** Where the messages go: every API process listening (Redis pub/sub, api/live/live-audience.ts). */
+export interface LiveOutlet {
+  /**
+   * The tenants among `tenantIds` that some process may listen to now: at least every one whose
+   * listener was in place before the batch's changes committed.
+   */
+  heard(tenantIds: readonly string[]): ReadonlySet<string>;
+  /** Sends one tenant's message to every process listening to the tenant. */
+  publish(tenantId: string, message: string): Promise<void>;
+}
 
 function encodeLiveMessage(message: LiveFeedMessage): string {
   return JSON.stringify(message);
@@ -33,16 +44,22 @@ export function decodeLiveMessage(text: string): LiveFeedMessage | null {
   }
 }
 
-export function createLiveConsumer(publish: LivePublish): FeedConsumer {
+export function createLiveConsumer(outlet: LiveOutlet): FeedConsumer {
   return {
     name: "live-subscriptions",
     async consume(batch) {
       const byTenant = Map.groupBy(batch.mutations, (mutation) => (mutation[0] as LoggedChange).tenantId);
+      const heard = outlet.heard([...byTenant.keys()]);
       // One connection publishes in order, so each tenant's messages arrive in commit order.
       await Promise.all(
-        [...byTenant].map(([tenantId, mutations]) =>
-          publish(tenantId, encodeLiveMessage({ tenantId, mutations: mutations as LoggedChange[][] })),
-        ),
+        [...byTenant]
+          .filter(([tenantId]) => heard.has(tenantId))
+          .map(([tenantId, mutations]) =>
+            outlet.publish(
+              tenantId,
+              encodeLiveMessage({ tenantId, mutations: mutations as LoggedChange[][] }),
+            ),
+          ),
       );
     },
   };

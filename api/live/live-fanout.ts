@@ -15,6 +15,7 @@ import { prefetchLookups } from "../feed/prefetch-lookups.ts";
 import type { CatalogueSource } from "../model/catalogue.ts";
 import type { Store } from "../store/store.ts";
 import { matchChanges } from "../subscriptions/match-changes.ts";
+import type { LiveAudience } from "./live-audience.ts";
 import type { LiveHub } from "./live-hub.ts";
 
 /** Mutation ids remembered to drop a batch handed again; a redo is at most a few batches back. */
@@ -23,6 +24,8 @@ const REMEMBERED_MUTATIONS = 10_000;
 export interface LiveFanoutDeps {
   /** A connection of its own: in subscriber mode it can do nothing else. */
   subscriber: Redis;
+  /** Told which tenants this process listens to, so that their changes are published at all. */
+  audience: Pick<LiveAudience, "listen" | "unlisten">;
   keys: RedisKeys;
   store: Store;
   catalogues: CatalogueSource;
@@ -30,7 +33,7 @@ export interface LiveFanoutDeps {
 }
 
 export function createLiveFanout(deps: LiveFanoutDeps) {
-  const { subscriber, keys, store, catalogues, log } = deps;
+  const { subscriber, audience, keys, store, catalogues, log } = deps;
   let hub: LiveHub | null = null;
   const chains = new Map<string, Promise<void>>();
   const seen = new Set<string>();
@@ -93,11 +96,16 @@ export function createLiveFanout(deps: LiveFanoutDeps) {
     attach(target: LiveHub): void {
       hub = target;
     },
-    /** Resolves once the tenant's channel is subscribed: its changes reach this process from then on. */
+    /**
+     * Resolves once the tenant's channel is subscribed and every process knows it is listened to:
+     * its changes committed from then on reach this process.
+     */
     async watch(tenantId: string): Promise<void> {
       await subscriber.subscribe(keys.liveChannel(tenantId));
+      await audience.listen(tenantId);
     },
     unwatch(tenantId: string): void {
+      audience.unlisten(tenantId);
       subscriber.unsubscribe(keys.liveChannel(tenantId)).catch(() => undefined);
     },
   };

@@ -45,6 +45,8 @@ export function createLiveHub(maxConnectionsPerToken: number, events: LiveHubEve
   const tokenOf = new Map<LiveSubscriberConnection, TokenRef>();
   const byToken = new Map<string, Set<LiveSubscriberConnection>>();
   const connectionsOfTenant = new Map<string, number>();
+  /** Per watched tenant, its watch (tenantWatched): settled once its changes reach this process. */
+  const watching = new Map<string, Promise<void>>();
   // Per connection its subscriptions by id; per tenant the index the fan-out asks for candidates.
   const mineOf = new Map<LiveSubscriberConnection, Map<string, LiveSubscriber>>();
   const indexes = new Map<string, SubscriptionIndex<LiveSubscriber>>();
@@ -65,7 +67,9 @@ export function createLiveHub(maxConnectionsPerToken: number, events: LiveHubEve
       tokenOf.set(connection, token);
       const count = (connectionsOfTenant.get(token.tenantId) ?? 0) + 1;
       connectionsOfTenant.set(token.tenantId, count);
-      if (count === 1) await events.tenantWatched(token.tenantId);
+      // The tenant's later connections wait for the same watch: none is admitted before its changes arrive.
+      if (count === 1) watching.set(token.tenantId, events.tenantWatched(token.tenantId));
+      await watching.get(token.tenantId);
       return true;
     },
     /** Forgets the connection and its subscriptions (idempotent). */
@@ -87,6 +91,7 @@ export function createLiveHub(maxConnectionsPerToken: number, events: LiveHubEve
       if (count > 0) connectionsOfTenant.set(token.tenantId, count);
       else {
         connectionsOfTenant.delete(token.tenantId);
+        watching.delete(token.tenantId);
         indexes.delete(token.tenantId);
         events.tenantUnwatched(token.tenantId);
       }

@@ -1,6 +1,7 @@
 /**
  * The hub's index as the fan-out uses it: subscriptions pinned to a record's UID are candidates
- * only for that record's changes, and leave the index when unsubscribed, replaced or released.
+ * only for that record's changes, and leave the index when unsubscribed, replaced or released; a
+ * tenant's connections are admitted once its one watch is in place.
  */
 import { expect, test } from "bun:test";
 import { prepareFilter } from "../../api/eql/check-filter.ts";
@@ -65,4 +66,27 @@ test("1,000 connections each pinned to its record: one candidate per change; gon
   expect(hub.counts()).toEqual({ connections: 999, subscriptions: 998 });
   for (const c of connections) hub.release(c);
   expect(hub.hasSubscribers("t")).toBe(false);
+});
+
+test("a tenant's second connection admitted while its first watch is under way waits for that watch", async () => {
+  let watched = () => {};
+  const watches: string[] = [];
+  const hub = createLiveHub(10, {
+    tenantWatched: (tenantId) => {
+      watches.push(tenantId);
+      return new Promise<void>((resolve) => {
+        watched = resolve;
+      });
+    },
+    tenantUnwatched: () => undefined,
+  });
+  const token = { tenantId: "t", tokenId: "k" };
+  const admitted: string[] = [];
+  const first = hub.admit(connection(), token).then(() => admitted.push("first"));
+  const second = hub.admit(connection(), token).then(() => admitted.push("second"));
+  await Bun.sleep(5);
+  expect({ watches, admitted }).toEqual({ watches: ["t"], admitted: [] });
+  watched();
+  await Promise.all([first, second]);
+  expect(admitted).toEqual(["first", "second"]);
 });

@@ -1,0 +1,156 @@
+/**
+ * Which tenants some API process listens to (holds a live socket of), known in every process, so
+ * the change feed publishes a tenant's changes only when someone will hear them, without asking
+ * Redis for each batch (a question per batch cost as much as the message it spared: at 1,000
+ * mutations/s, one batch each, ~70 µs of the API's CPU per mutation).
+ *
+ * A process that starts listening to a tenant announces it on Redis and waits until every process
+ * told has answered (at most `ackWaitMs`): once `listen` has resolved, a change committed after is
+ * published, whichever process reads it. Listeners announce their tenants again every
+ * `refreshMs`; a tenant not announced for three of those is taken as unheard (one whose last
+ * listener went costs its messages until then). A process that has not yet heard a whole round of
+ * announcements (it just subscribed, or its subscription came back) takes every tenant as heard.
+ */
+import type { Redis } from "ioredis";
+import { z } from "zod";
+
+export interface LiveAudienceDeps {
+  /** Publishes announcements and answers (any connection not in subscriber mode). */
+  publisher: Redis;
+  /** A connection in subscriber mode (it may carry other channels too). */
+  subscriber: Redis;
+  /** Where announcements go. */
+  channel: string;
+  /** Where each process answers that it took an announcement. */
+  ackChannel: string;
+  /** How often a listening process announces its tenants again, ms. Default 10,000. */
+  refreshMs?: number;
+  /** Longest `listen` waits for the processes' answers, ms. Default 500. */
+  ackWaitMs?: number;
+  now?: () => number;
+}
+
+export interface LiveAudience {
+  /** The tenants among `tenantIds` that some process may be listening to now. */
+  heard(tenantIds: readonly string[]): ReadonlySet<string>;
+  /** This process listens to `tenantId`: resolves once every process told knows (or `ackWaitMs` passed). */
+  listen(tenantId: string): Promise<void>;
+  /** This process no longer listens to `tenantId` (the others forget it within three refreshes). */
+  unlisten(tenantId: string): void;
+  /** Subscribes to both channels and starts announcing; resolves once subscribed. */
+  start(): Promise<void>;
+  stop(): void;
+}
+
+/** What an announcement carries, checked as it arrives: Redis is shared, a message is input like any other. */
+const AnnouncementSchema = z.object({
+  id: z.string().min(1),
+  tenants: z.array(z.string().min(1)).max(100_000),
+});
+
+/** Lease of an announced tenant, in refresh periods: two refreshes may be missed. */
+const LEASE_REFRESHES = 3;
+
+export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
+  const { publisher, subscriber, channel, ackChannel, now = Date.now } = deps;
+  const refreshMs = deps.refreshMs ?? 10_000;
+  const ackWaitMs = deps.ackWaitMs ?? 500;
+  /** Tenants some process announced, and when that lapses. */
+  const heardUntil = new Map<string, number>();
+  /** The tenants this process listens to. */
+  const mine = new Set<string>();
+  /** Until when every tenant counts as heard: a whole round of announcements has not been heard yet. */
+  let unsureUntil = Number.POSITIVE_INFINITY;
+  /** Announcements published here and waiting for answers, by id. */
+  const waiting = new Map<string, { acks: number; told: number; settle: () => void }>();
+  let refresher: ReturnType<typeof setInterval> | null = null;
+
+  const announce = (tenants: string[], id = crypto.randomUUID()) =>
+    publisher.publish(channel, JSON.stringify({ id, tenants }));
+
+  subscriber.on("message", (from: string, text: string) => {
+    if (from === ackChannel) {
+      const entry = waiting.get(text);
+      if (entry && ++entry.acks >= entry.told) entry.settle();
+      return;
+    }
+    if (from !== channel) return;
+    const message = parseAnnouncement(text);
+    if (!message) return;
+    const until = now() + LEASE_REFRESHES * refreshMs;
+    for (const tenantId of message.tenants) heardUntil.set(tenantId, until);
+    publisher.publish(ackChannel, message.id).catch(() => undefined);
+  });
+  // ioredis subscribes again by itself after a reconnect and says "ready" once it is back: what was
+  // announced meanwhile is gone, so be unsure for a round, and say again what this process listens to.
+  subscriber.on("ready", () => {
+    unsureUntil = now() + refreshMs + ackWaitMs;
+    if (mine.size > 0) announce([...mine]).catch(() => undefined);
+  });
+
+  const forgetLapsed = () => {
+    const at = now();
+    for (const [tenantId, until] of heardUntil) if (until <= at) heardUntil.delete(tenantId);
+  };
+
+  return {
+    heard(tenantIds) {
+      const at = now();
+      if (at < unsureUntil) return new Set(tenantIds);
+      return new Set(tenantIds.filter((tenantId) => (heardUntil.get(tenantId) ?? 0) > at));
+    },
+    async listen(tenantId) {
+      mine.add(tenantId);
+      heardUntil.set(tenantId, now() + LEASE_REFRESHES * refreshMs);
+      const id = crypto.randomUUID();
+      let settle = () => {};
+      const settled = new Promise<void>((resolve) => {
+        settle = resolve;
+      });
+      // Known before publishing: an answer may come back before Redis's reply does.
+      const entry = { acks: 0, told: Number.POSITIVE_INFINITY, settle };
+      waiting.set(id, entry);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      try {
+        entry.told = await announce([tenantId], id);
+        if (entry.acks < entry.told)
+          await Promise.race([
+            settled,
+            new Promise<void>((resolve) => {
+              timer = setTimeout(resolve, ackWaitMs);
+            }),
+          ]);
+      } catch {
+        // Redis away: nothing is published to anyone meanwhile; the next refresh announces it.
+      } finally {
+        clearTimeout(timer);
+        waiting.delete(id);
+      }
+    },
+    unlisten(tenantId) {
+      mine.delete(tenantId);
+    },
+    async start() {
+      await subscriber.subscribe(channel, ackChannel);
+      unsureUntil = now() + refreshMs + ackWaitMs;
+      refresher ??= setInterval(() => {
+        forgetLapsed();
+        if (mine.size > 0) announce([...mine]).catch(() => undefined);
+      }, refreshMs);
+      refresher.unref();
+    },
+    stop() {
+      if (refresher !== null) clearInterval(refresher);
+      refresher = null;
+    },
+  };
+}
+
+function parseAnnouncement(text: string): z.infer<typeof AnnouncementSchema> | null {
+  try {
+    const parsed = AnnouncementSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
+}
