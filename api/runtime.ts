@@ -176,7 +176,7 @@ export function createApiRuntime(
     batchSize: config.FEED_BATCH_SIZE,
     idleMs: config.FEED_POLL_MS,
   });
-  commits.listen(feed.notify);
+  commits.listen(feed.notify, feed.reads);
   // Another process's commits too, where the engine hears them (PostgreSQL's NOTIFY); polling stays the net.
   const stopHearing = store.onCommitted?.(feed.notify);
   registerFeedMetrics(metrics, { lag: feed.lag, held: feed.held, partitions });

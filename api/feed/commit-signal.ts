@@ -5,5 +5,9 @@
  */
 export interface CommitSignal {
   notify(partition: number): void;
-  listen(listener: (partition: number) => void): void;
+  /**
+   * `listener` is told of every commit; `readsHere` says whether the partition's reader runs in this
+   * process, when no other process need be told of a commit to it.
+   */
+  listen(listener: (partition: number) => void, readsHere?: (partition: number) => boolean): void;
 }

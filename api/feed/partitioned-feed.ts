@@ -173,6 +173,8 @@ export function createPartitionedFeed(deps: PartitionedFeedDeps) {
     notify(partition: number): void {
       readers[partition]?.notify();
     },
+    /** Whether this process reads `partition` now (its lease held). */
+    reads: (partition: number): boolean => readers[partition] != null && leases[partition]?.held() === true,
     /** The partitions this process reads now (their lease held). */
     held: (): number[] => all.filter((p) => readers[p] !== null && leases[p]?.held()),
     /**

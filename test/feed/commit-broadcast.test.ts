@@ -1,7 +1,8 @@
 /**
  * The commit hint across processes, over the test run's real Redis: a commit in one process wakes the
  * listeners of another (where the partition's reader may hold the lease) with the partition it went
- * to, its own at once and once only.
+ * to, its own at once and once only; a commit to a partition read in the committing process is not
+ * published at all.
  */
 import { afterEach, expect, test } from "bun:test";
 import { createCommitBroadcast } from "../../api/feed/commit-broadcast.ts";
@@ -74,4 +75,23 @@ test("another channel (another store's processes) wakes nobody here", async () =
   a.signal.notify(0);
   await Bun.sleep(200);
   expect(b.woken()).toBe(0);
+});
+
+test("a commit to a partition whose reader runs here wakes it and is not published", async () => {
+  const channel = `test-${crypto.randomUUID()}:feed:commits`;
+  const a = await processOn(channel);
+  const b = await processOn(channel);
+  const readHere: number[] = [];
+  a.signal.listen(
+    (partition) => readHere.push(partition),
+    (partition) => partition === 7,
+  );
+  a.signal.notify(7);
+  expect(readHere).toEqual([7]);
+  await Bun.sleep(100);
+  expect(b.partitions()).toEqual([]);
+  // One read elsewhere is still told to the others.
+  a.signal.notify(3);
+  await eventually(() => expect(b.partitions()).toEqual([3]));
+  expect(readHere).toEqual([7, 3]);
 });
