@@ -31,12 +31,17 @@ describe("delivery queue", () => {
     expect(await h.queue.count()).toBe(0);
   });
 
-  test("enqueueing the same webhook × mutation again is a no-op", async () => {
+  test("enqueueing the same webhook × mutation again is a no-op, in a few jobs (a command each) or many (one MULTI)", async () => {
     h.store.addWebhook({ id: "w1", url: receiver.url });
     const job = h.store.addDelivery("w1");
     await enqueueDeliveries(h.queue, [job]);
     await enqueueDeliveries(h.queue, [job, job]);
     expect(await h.queue.count()).toBe(1);
+    const many = Array.from({ length: 6 }, (_, i) => h.store.addDelivery("w1", [{}], `m-many-${i}`));
+    await enqueueDeliveries(h.queue, many);
+    await enqueueDeliveries(h.queue, [job, ...many]);
+    const ids = (await h.queue.getJobs(["waiting"])).map((queued) => queued.id).sort();
+    expect(ids).toEqual([job, ...many].map((j) => deliveryJobId(j.webhookId, j.eventId)).sort());
   });
 
   test("every kind of event (a mutation, a deferred firing, a tick) is one delivery: enqueued once, POSTed once, its event in service-request-id's delivery", async () => {
