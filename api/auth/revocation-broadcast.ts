@@ -12,6 +12,7 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { createAckedBroadcast, parseMessage, type Told } from "../../common/acked-broadcast.ts";
 
 export interface RevocationBroadcastDeps {
   /** Publishes revocations and answers (any connection not in subscriber mode). */
@@ -31,10 +32,7 @@ export interface RevocationBroadcastDeps {
 }
 
 /** How a published revocation was taken: processes told (Redis's count) and those that answered in time. */
-export interface RevocationTold {
-  told: number;
-  acknowledged: number;
-}
+export type RevocationTold = Told;
 
 /** What a revocation message carries, checked as it arrives: Redis is shared, a message is input like any other. */
 const RevocationMessageSchema = z.object({
@@ -48,66 +46,29 @@ const RevocationMessageSchema = z.object({
  * which subscribes to both channels (resolves once subscribed).
  */
 export function createRevocationBroadcast(deps: RevocationBroadcastDeps) {
-  const { publisher, subscriber, channel, ackChannel, ackWaitMs = 500 } = deps;
-  /** Revocations published here and waiting for answers, by message id. */
-  const waiting = new Map<string, { acks: number; told: number; settle: () => void }>();
+  const { subscriber, channel, ackChannel, ackWaitMs = 500 } = deps;
+  const broadcast = createAckedBroadcast(deps.publisher, { channel, ackChannel }, ackWaitMs);
 
   subscriber.on("message", (from: string, text: string) => {
-    if (from === ackChannel) {
-      const entry = waiting.get(text);
-      if (!entry) return;
-      entry.acks++;
-      if (entry.acks >= entry.told) entry.settle();
-      return;
-    }
+    if (from === ackChannel) return broadcast.answered(text);
     if (from !== channel) return;
-    const message = parseMessage(text);
+    const message = parseMessage(RevocationMessageSchema, text);
     if (!message) return;
     deps.onRevoked(message.tenantId, message.jti);
     // Answered once dropped: the revoking process returns only then.
-    publisher.publish(ackChannel, message.id).catch(() => undefined);
+    broadcast.answer(message.id);
   });
   // ioredis subscribes again by itself after a reconnect and says "ready" once it is back.
   subscriber.on("ready", () => deps.onSubscribed());
 
   return {
     /** Publishes a revocation and waits for every process told to answer (at most `ackWaitMs`). */
-    async publish(tenantId: string, jti: string): Promise<RevocationTold> {
+    publish(tenantId: string, jti: string): Promise<RevocationTold> {
       const id = crypto.randomUUID();
-      let settle = () => {};
-      const settled = new Promise<void>((resolve) => {
-        settle = resolve;
-      });
-      // Known before publishing: an answer may come back before Redis's reply does.
-      const entry = { acks: 0, told: Number.POSITIVE_INFINITY, settle };
-      waiting.set(id, entry);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      try {
-        entry.told = await publisher.publish(channel, JSON.stringify({ id, tenantId, jti }));
-        if (entry.acks < entry.told)
-          await Promise.race([
-            settled,
-            new Promise<void>((resolve) => {
-              timer = setTimeout(resolve, ackWaitMs);
-            }),
-          ]);
-        return { told: entry.told, acknowledged: entry.acks };
-      } finally {
-        clearTimeout(timer);
-        waiting.delete(id);
-      }
+      return broadcast.publish(id, JSON.stringify({ id, tenantId, jti }));
     },
     start: async (): Promise<void> => {
       await subscriber.subscribe(channel, ackChannel);
     },
   };
-}
-
-function parseMessage(text: string): z.infer<typeof RevocationMessageSchema> | null {
-  try {
-    const parsed = RevocationMessageSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }

@@ -13,6 +13,7 @@
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
+import { createAckedBroadcast, parseMessage } from "../../common/acked-broadcast.ts";
 
 export interface LiveAudienceDeps {
   /** Publishes announcements and answers (any connection not in subscriber mode). */
@@ -61,25 +62,22 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
   const mine = new Set<string>();
   /** Until when every tenant counts as heard: a whole round of announcements has not been heard yet. */
   let unsureUntil = Number.POSITIVE_INFINITY;
-  /** Announcements published here and waiting for answers, by id. */
-  const waiting = new Map<string, { acks: number; told: number; settle: () => void }>();
   let refresher: ReturnType<typeof setInterval> | null = null;
+  const broadcast = createAckedBroadcast(publisher, { channel, ackChannel }, ackWaitMs);
 
-  const announce = (tenants: string[], id = crypto.randomUUID()) =>
-    publisher.publish(channel, JSON.stringify({ id, tenants }));
+  const announce = (tenants: string[]) => {
+    const id = crypto.randomUUID();
+    return broadcast.publish(id, JSON.stringify({ id, tenants }));
+  };
 
   subscriber.on("message", (from: string, text: string) => {
-    if (from === ackChannel) {
-      const entry = waiting.get(text);
-      if (entry && ++entry.acks >= entry.told) entry.settle();
-      return;
-    }
+    if (from === ackChannel) return broadcast.answered(text);
     if (from !== channel) return;
-    const message = parseAnnouncement(text);
+    const message = parseMessage(AnnouncementSchema, text);
     if (!message) return;
     const until = now() + LEASE_REFRESHES * refreshMs;
     for (const tenantId of message.tenants) heardUntil.set(tenantId, until);
-    publisher.publish(ackChannel, message.id).catch(() => undefined);
+    broadcast.answer(message.id);
   });
   // ioredis subscribes again by itself after a reconnect and says "ready" once it is back: what was
   // announced meanwhile is gone, so be unsure for a round, and say again what this process listens to.
@@ -102,30 +100,8 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
     async listen(tenantId) {
       mine.add(tenantId);
       heardUntil.set(tenantId, now() + LEASE_REFRESHES * refreshMs);
-      const id = crypto.randomUUID();
-      let settle = () => {};
-      const settled = new Promise<void>((resolve) => {
-        settle = resolve;
-      });
-      // Known before publishing: an answer may come back before Redis's reply does.
-      const entry = { acks: 0, told: Number.POSITIVE_INFINITY, settle };
-      waiting.set(id, entry);
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      try {
-        entry.told = await announce([tenantId], id);
-        if (entry.acks < entry.told)
-          await Promise.race([
-            settled,
-            new Promise<void>((resolve) => {
-              timer = setTimeout(resolve, ackWaitMs);
-            }),
-          ]);
-      } catch {
-        // Redis away: nothing is published to anyone meanwhile; the next refresh announces it.
-      } finally {
-        clearTimeout(timer);
-        waiting.delete(id);
-      }
+      // Redis away: nothing is published to anyone meanwhile; the next refresh announces it.
+      await announce([tenantId]).catch(() => undefined);
     },
     unlisten(tenantId) {
       mine.delete(tenantId);
@@ -144,13 +120,4 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
       refresher = null;
     },
   };
-}
-
-function parseAnnouncement(text: string): z.infer<typeof AnnouncementSchema> | null {
-  try {
-    const parsed = AnnouncementSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : null;
-  } catch {
-    return null;
-  }
 }
