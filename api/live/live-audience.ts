@@ -8,8 +8,12 @@
  * told has answered (at most `ackWaitMs`): once `listen` has resolved, a change committed after is
  * published, whichever process reads it. Listeners announce their tenants again every
  * `refreshMs`; a tenant not announced for three of those is taken as unheard (one whose last
- * listener went costs its messages until then). A process that has not yet heard a whole round of
- * announcements (it just subscribed, or its subscription came back) takes every tenant as heard.
+ * listener went costs its messages until then).
+ *
+ * A process that just subscribed (or whose subscription came back) calls the roll: every process
+ * announces its tenants and then answers, on the one connection, so the announcement arrives
+ * first. Until all have answered it takes every tenant as heard; when one did not answer in time,
+ * for a whole round of refreshes.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
@@ -43,10 +47,14 @@ export interface LiveAudience {
   stop(): void;
 }
 
-/** What an announcement carries, checked as it arrives: Redis is shared, a message is input like any other. */
+/**
+ * What a message carries, checked as it arrives: Redis is shared, a message is input like any other.
+ * An announcement names tenants; a roll call asks every process for its own.
+ */
 const AnnouncementSchema = z.object({
   id: z.string().min(1),
-  tenants: z.array(z.string().min(1)).max(100_000),
+  tenants: z.array(z.string().min(1)).max(100_000).optional(),
+  rollCall: z.literal(true).optional(),
 });
 
 /** Lease of an announced tenant, in refresh periods: two refreshes may be missed. */
@@ -63,11 +71,25 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
   /** Until when every tenant counts as heard: a whole round of announcements has not been heard yet. */
   let unsureUntil = Number.POSITIVE_INFINITY;
   let refresher: ReturnType<typeof setInterval> | null = null;
+  let started = false;
   const broadcast = createAckedBroadcast(publisher, { channel, ackChannel }, ackWaitMs);
 
   const announce = (tenants: string[]) => {
     const id = crypto.randomUUID();
     return broadcast.publish(id, JSON.stringify({ id, tenants }));
+  };
+
+  /** Asks every process for its tenants; sure of what it heard once all answered in time. */
+  const callTheRoll = async () => {
+    unsureUntil = Number.POSITIVE_INFINITY;
+    const id = crypto.randomUUID();
+    try {
+      const { told, acknowledged } = await broadcast.publish(id, JSON.stringify({ id, rollCall: true }));
+      unsureUntil = acknowledged >= told ? now() : now() + refreshMs + ackWaitMs;
+    } catch {
+      // Redis away: the next "ready" calls again.
+      unsureUntil = now() + refreshMs + ackWaitMs;
+    }
   };
 
   subscriber.on("message", (from: string, text: string) => {
@@ -76,13 +98,16 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
     const message = parseMessage(AnnouncementSchema, text);
     if (!message) return;
     const until = now() + LEASE_REFRESHES * refreshMs;
-    for (const tenantId of message.tenants) heardUntil.set(tenantId, until);
+    for (const tenantId of message.tenants ?? []) heardUntil.set(tenantId, until);
+    // Published before the answer, on the same connection: the caller hears it before it counts the answer.
+    if (message.rollCall && mine.size > 0) announce([...mine]).catch(() => undefined);
     broadcast.answer(message.id);
   });
   // ioredis subscribes again by itself after a reconnect and says "ready" once it is back: what was
-  // announced meanwhile is gone, so be unsure for a round, and say again what this process listens to.
+  // announced meanwhile is gone, so call the roll again, and say what this process listens to.
   subscriber.on("ready", () => {
-    unsureUntil = now() + refreshMs + ackWaitMs;
+    if (!started) return;
+    void callTheRoll();
     if (mine.size > 0) announce([...mine]).catch(() => undefined);
   });
 
@@ -108,7 +133,8 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
     },
     async start() {
       await subscriber.subscribe(channel, ackChannel);
-      unsureUntil = now() + refreshMs + ackWaitMs;
+      started = true;
+      await callTheRoll();
       refresher ??= setInterval(() => {
         forgetLapsed();
         if (mine.size > 0) announce([...mine]).catch(() => undefined);

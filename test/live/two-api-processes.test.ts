@@ -3,9 +3,9 @@
  * behind a balancer): a graphql-ws client connected to process B receives the changes of
  * mutations sent to process A, through the change feed and the per-tenant pub/sub channel, whichever
  * of the two reads the tenant's partition of the change log (both read some on PostgreSQL; on SQLite,
- * with one partition, A, ready first, reads it and the change leaves A's process for B's). The
- * processes announce their live tenants every 200 ms and the client connects once both have heard a
- * whole round: A then publishes the tenant's changes only because B told it that it listens.
+ * with one partition, A, ready first, reads it and the change leaves A's process for B's). A
+ * publishes the tenant's changes only because B told it that it listens (each process knows who
+ * listens once its roll call is answered, at its start).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { type Client, createClient } from "graphql-ws";
@@ -16,10 +16,8 @@ let service: RunningService;
 let b = "";
 
 beforeAll(async () => {
-  service = await startService({ apiEnv: { LIVE_AUDIENCE_REFRESH_MS: "200" } });
+  service = await startService();
   ({ base: b } = await service.startApi());
-  // Past each process's first round (a refresh and the 500 ms answer wait), when it takes every tenant as heard.
-  await Bun.sleep(1000);
 }, 60_000);
 afterAll(async () => {
   await service?.stop();
