@@ -42,7 +42,7 @@ export interface LiveAudience {
   listen(tenantId: string): Promise<void>;
   /** This process no longer listens to `tenantId` (the others forget it within three refreshes). */
   unlisten(tenantId: string): void;
-  /** Subscribes to both channels and starts announcing; resolves once subscribed. */
+  /** Subscribes to both channels, calls the roll and starts announcing; resolves once the roll is answered. */
   start(): Promise<void>;
   stop(): void;
 }
@@ -68,7 +68,7 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
   const heardUntil = new Map<string, number>();
   /** The tenants this process listens to. */
   const mine = new Set<string>();
-  /** Until when every tenant counts as heard: a whole round of announcements has not been heard yet. */
+  /** Until when every tenant counts as heard: the roll call is under way, or some process did not answer it. */
   let unsureUntil = Number.POSITIVE_INFINITY;
   let refresher: ReturnType<typeof setInterval> | null = null;
   let started = false;
