@@ -78,6 +78,10 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
     const id = crypto.randomUUID();
     return broadcast.publish(id, JSON.stringify({ id, tenants }));
   };
+  /** Says again what this process listens to; nobody waits on it (Redis away: the next refresh says it). */
+  const announceMine = () => {
+    if (mine.size > 0) announce([...mine]).catch(() => undefined);
+  };
 
   /** Asks every process for its tenants; sure of what it heard once all answered in time. */
   const callTheRoll = async () => {
@@ -100,7 +104,7 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
     const until = now() + LEASE_REFRESHES * refreshMs;
     for (const tenantId of message.tenants ?? []) heardUntil.set(tenantId, until);
     // Published before the answer, on the same connection: the caller hears it before it counts the answer.
-    if (message.rollCall && mine.size > 0) announce([...mine]).catch(() => undefined);
+    if (message.rollCall) announceMine();
     broadcast.answer(message.id);
   });
   // ioredis subscribes again by itself after a reconnect and says "ready" once it is back: what was
@@ -108,7 +112,7 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
   subscriber.on("ready", () => {
     if (!started) return;
     void callTheRoll();
-    if (mine.size > 0) announce([...mine]).catch(() => undefined);
+    announceMine();
   });
 
   const forgetLapsed = () => {
@@ -137,7 +141,7 @@ export function createLiveAudience(deps: LiveAudienceDeps): LiveAudience {
       await callTheRoll();
       refresher ??= setInterval(() => {
         forgetLapsed();
-        if (mine.size > 0) announce([...mine]).catch(() => undefined);
+        announceMine();
       }, refreshMs);
       refresher.unref();
     },
