@@ -30,7 +30,15 @@ import { redisKeys } from "../common/redis-keys.ts";
 import { startPrivateRedis } from "../scripts/private-redis.ts";
 import { foreignCpuSeconds, machineTimes, waitForQuietMachine } from "./compare/machine-load.ts";
 import { createBenchStore } from "./dispatch/bench-store.ts";
-import { cpuSeconds, killAll, type Pinned, pinToCore, startPinned, track } from "./dispatch/processes.ts";
+import {
+  cpuSeconds,
+  killAll,
+  type Pinned,
+  pinToCore,
+  startPinned,
+  threadCpuSeconds,
+  track,
+} from "./dispatch/processes.ts";
 import { type DispatchBench, dispatchReport, type RunResult } from "./dispatch/report.ts";
 import { bunArgs, machine, PROFILE_DIR, writeResultsFile } from "./support.ts";
 
@@ -189,6 +197,7 @@ try {
         count: await answered(spec.measured),
         at: performance.now(),
         cpu: [consumer.pid, redisServer.pid, receivers.pid].map(cpuSeconds),
+        threads: threadCpuSeconds(consumer.pid),
       });
       await Bun.sleep(WARMUP_SECONDS * 1000);
       const before = await sample();
@@ -203,6 +212,11 @@ try {
         name: spec.name,
         perSecond: (after.count - before.count) / elapsed,
         cpu: { consumer: share(0), redis: share(1), receivers: share(2) },
+        consumerThreads: {
+          main: (after.threads.main - before.threads.main) / elapsed,
+          http: (after.threads.http - before.threads.http) / elapsed,
+          other: (after.threads.other - before.threads.other) / elapsed,
+        },
         otherCpuSeconds,
       };
       console.log(
@@ -277,8 +291,9 @@ try {
       "transaction, each job completed once its row is committed (`bench/dispatch/durable-rows.ts`). The dispatcher's",
       "delivery log does more per delivery: an attempt row committed before the request leaves, then closed with",
       "its outcome, both group-committed the same way. CPU is each process's user + system time over the window",
-      "(1.0 = one core). The runs compared in a round (bare, durable and dispatcher; all receivers fast and one slow)",
-      "go in reverse order every other round.",
+      "(1.0 = one core); the consumer's also by thread, from /proc: its main thread (the event loop), Bun's HTTP client",
+      "thread (which runs every fetch) and the rest. The runs compared in a round (bare, durable and dispatcher; all",
+      "receivers fast and one slow) go in reverse order every other round.",
     ];
     writeResultsFile(
       new URL("./results/dispatch.md", import.meta.url),

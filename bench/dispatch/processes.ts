@@ -1,5 +1,5 @@
 /** Benchmark processes pinned to a core: started, awaited until their first line, stopped for sure. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export interface Pinned {
   pid: number;
@@ -40,6 +40,33 @@ export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** A process's CPU seconds by thread: its main thread (the event loop), Bun's HTTP client thread (fetch), the rest. */
+export interface ThreadCpu {
+  main: number;
+  http: number;
+  other: number;
+}
+
+/** CPU time (user + system) each of a process's threads has used, in seconds, grouped as ThreadCpu (Linux /proc). */
+export function threadCpuSeconds(pid: number): ThreadCpu {
+  const split: ThreadCpu = { main: 0, http: 0, other: 0 };
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+    if (tid === String(pid)) split.main += seconds;
+    else if (name === "HTTP Client") split.http += seconds;
+    else split.other += seconds;
+  }
+  return split;
 }
 
 /**

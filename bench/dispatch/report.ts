@@ -6,6 +6,8 @@ export interface RunResult {
   perSecond: number;
   /** CPU use during the window, 1 = one core: the consumer (core 0), Redis and the receivers (core 1). */
   cpu: { consumer: number; redis: number; receivers: number };
+  /** The consumer's CPU use by thread (the parts of `cpu.consumer`): see ThreadCpu in processes.ts. */
+  consumerThreads: { main: number; http: number; other: number };
   /** CPU seconds processes outside the benchmark used during the window. */
   otherCpuSeconds: number;
 }
@@ -39,21 +41,31 @@ const HEADER = [
 ];
 
 const BASELINE_HEADER = [
-  "| round | run | deliveries/s | ÷ durable | ÷ bare | consumer CPU | consumer CPU µs per delivery | Redis CPU | receivers CPU | other work (CPU s) |",
-  "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+  "| round | run | deliveries/s | ÷ durable | ÷ bare | consumer CPU | consumer CPU µs per delivery | of which main thread / HTTP client / other threads | Redis CPU | receivers CPU | other work (CPU s) |",
+  "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 ];
 
-/** The table cells of `r` from its throughput on (ratios: one or more cells, already joined). */
-function row(round: string, r: RunResult, ratios: string): string {
-  const perDelivery = r.perSecond > 0 ? ((r.cpu.consumer * 1e6) / r.perSecond).toFixed(0) : "–";
-  return `| ${round} | ${r.name} | ${r.perSecond.toFixed(0)} | ${ratios} | ${r.cpu.consumer.toFixed(2)} | ${perDelivery} | ${r.cpu.redis.toFixed(2)} | ${r.cpu.receivers.toFixed(2)} | ${r.otherCpuSeconds.toFixed(1)} |`;
+/** µs of CPU per delivery for a use of `share` of a core during `r`. */
+const perDelivery = (r: RunResult, share: number) =>
+  r.perSecond > 0 ? ((share * 1e6) / r.perSecond).toFixed(0) : "–";
+
+/**
+ * The table cells of `r` from its throughput on (ratios: one or more cells, already joined); with
+ * `threads`, the consumer's CPU per delivery split by thread as well.
+ */
+function row(round: string, r: RunResult, ratios: string, threads = false): string {
+  const { main, http, other } = r.consumerThreads;
+  const split = threads
+    ? ` ${perDelivery(r, main)} / ${perDelivery(r, http)} / ${perDelivery(r, other)} |`
+    : "";
+  return `| ${round} | ${r.name} | ${r.perSecond.toFixed(0)} | ${ratios} | ${r.cpu.consumer.toFixed(2)} | ${perDelivery(r, r.cpu.consumer)} |${split} ${r.cpu.redis.toFixed(2)} | ${r.cpu.receivers.toFixed(2)} | ${r.otherCpuSeconds.toFixed(1)} |`;
 }
 
 /** A round's three runs against both baselines: cells "÷ durable | ÷ bare". */
 function baselineRows(round: string, r: DispatchBench["rounds"][number]): string[] {
   const of = (x: RunResult, base: RunResult) => pct(x.perSecond / base.perSecond);
   return [r.bare, r.durable, r.dispatcher].map((x) =>
-    row(round, x, `${of(x, r.durable)} | ${of(x, r.bare)}`),
+    row(round, x, `${of(x, r.durable)} | ${of(x, r.bare)}`, true),
   );
 }
 
@@ -65,8 +77,16 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
   const kept = bench.rounds.map((r) => r.oneSlow.perSecond / r.allFast.perSecond);
   const bareMedian = median(bench.rounds.map((r) => r.bare.perSecond));
   const durableMedian = median(bench.rounds.map((r) => r.durable.perSecond));
-  const cpuPerDelivery = (pick: (r: DispatchBench["rounds"][number]) => RunResult) =>
-    median(bench.rounds.map(pick).map((x) => (x.cpu.consumer * 1e6) / Math.max(1, x.perSecond))).toFixed(0);
+  /** The median over the rounds of the picked run's CPU per delivery (of the consumer, or of one of its thread groups). */
+  const cpuPerDelivery = (
+    pick: (r: DispatchBench["rounds"][number]) => RunResult,
+    share: (x: RunResult) => number = (x) => x.cpu.consumer,
+  ) => median(bench.rounds.map(pick).map((x) => (share(x) * 1e6) / Math.max(1, x.perSecond))).toFixed(0);
+  /** "main / HTTP / other" medians of the picked run's CPU per delivery by thread. */
+  const threadSplit = (pick: (r: DispatchBench["rounds"][number]) => RunResult) =>
+    (["main", "http", "other"] as const)
+      .map((thread) => cpuPerDelivery(pick, (x) => x.consumerThreads[thread]))
+      .join(" / ");
   const limit = bench.defaultLimit;
   const allFastMedian = median(bench.rounds.map((r) => r.allFast.perSecond));
   const manySlow = bench.manySlow;
@@ -81,13 +101,15 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
             "–",
             limit,
             `${pct(limit.perSecond / durableMedian)} of the median | ${pct(limit.perSecond / bareMedian)} of the median`,
+            true,
           ),
         ]
       : []),
     "",
     `Median ratio, dispatcher ÷ durable baseline: **${pct(median(durableRatios))}** (target ≥ 85%; rounds: ${range(durableRatios)}).`,
     `Dispatcher ÷ bare worker: **${pct(median(ratios))}** (rounds: ${range(ratios)}); durable ÷ bare: ${pct(median(durableOfBare))} (rounds: ${range(durableOfBare)}).`,
-    `Median consumer CPU per delivery: bare ${cpuPerDelivery((r) => r.bare)} µs, durable ${cpuPerDelivery((r) => r.durable)} µs, dispatcher ${cpuPerDelivery((r) => r.dispatcher)} µs.`,
+    `Median consumer CPU per delivery: bare ${cpuPerDelivery((r) => r.bare)} µs, durable ${cpuPerDelivery((r) => r.durable)} µs, dispatcher ${cpuPerDelivery((r) => r.dispatcher)} µs;`,
+    `by thread (main / HTTP client / other: Bun's JIT compilers, its allocator's scavenger, the dispatcher's WAL checkpointer): bare ${threadSplit((r) => r.bare)} µs, durable ${threadSplit((r) => r.durable)} µs, dispatcher ${threadSplit((r) => r.dispatcher)} µs.`,
     "In the first rows the dispatcher may hold as many requests in flight to the one receiver as the baselines do;",
     "with the default endpoint limit (8) it holds at most 8 while its 32 worker slots take jobs.",
     "",
