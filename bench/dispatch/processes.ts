@@ -35,14 +35,18 @@ export function pinToCore(pid: number, core: number): void {
   if (pinned.exitCode !== 0) throw new Error(`taskset could not pin ${pid} to core ${core}`);
 }
 
-/** CPU time (user + system) a process has used, in seconds (Linux /proc; clock ticks of 1/100 s). */
-export function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+/** The user + system CPU seconds in a /proc `stat` line (of a process or a thread; clock ticks of 1/100 s). */
+function statCpuSeconds(stat: string): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** A process's CPU seconds by thread: its main thread (the event loop), Bun's HTTP client thread (fetch), the rest. */
+/** CPU time (user + system) a process has used, in seconds (Linux /proc). */
+export function cpuSeconds(pid: number): number {
+  return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
+
+/** A process's CPU use by thread: its main thread (the event loop), Bun's HTTP client thread (fetch), the rest. */
 export interface ThreadCpu {
   main: number;
   http: number;
@@ -60,8 +64,7 @@ export function threadCpuSeconds(pid: number): ThreadCpu {
       continue; // the thread ended meanwhile
     }
     const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const seconds = (Number(fields[11]) + Number(fields[12])) / 100;
+    const seconds = statCpuSeconds(stat);
     if (tid === String(pid)) split.main += seconds;
     else if (name === "HTTP Client") split.http += seconds;
     else split.other += seconds;

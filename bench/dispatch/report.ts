@@ -1,4 +1,5 @@
 /** The tables of bench/results/dispatch.md, from the runs' figures. */
+import type { ThreadCpu } from "./processes.ts";
 
 export interface RunResult {
   name: string;
@@ -6,8 +7,8 @@ export interface RunResult {
   perSecond: number;
   /** CPU use during the window, 1 = one core: the consumer (core 0), Redis and the receivers (core 1). */
   cpu: { consumer: number; redis: number; receivers: number };
-  /** The consumer's CPU use by thread (the parts of `cpu.consumer`): see ThreadCpu in processes.ts. */
-  consumerThreads: { main: number; http: number; other: number };
+  /** The consumer's CPU use by thread, 1 = one core (the parts of `cpu.consumer`). */
+  consumerThreads: ThreadCpu;
   /** CPU seconds processes outside the benchmark used during the window. */
   otherCpuSeconds: number;
 }
