@@ -10,7 +10,7 @@ import { createLogger, describeError } from "../common/log.ts";
 import { createMetricsRegistry } from "../common/metrics.ts";
 import { connectRedis } from "../common/redis.ts";
 
-import { provisionTenant } from "./auth/provision-tenant.ts";
+import { provisionTenant } from "./admin/provision-tenant.ts";
 import { loadApiConfig } from "./config.ts";
 import { serverOptions } from "./http/server-options.ts";
 import { createApiRuntime } from "./runtime.ts";

@@ -7,10 +7,10 @@ import { parseArgs } from "node:util";
 import { BadRequestError, NotFoundError, ValidationError } from "../../common/errors.ts";
 import type { AuthService } from "../auth/auth-service.ts";
 import { createUser } from "../auth/create-user.ts";
-import { provisionTenant } from "../auth/provision-tenant.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import { ROLES, type Role, type Store, type Tenant } from "../store/store.ts";
 import { COPY_STORE_USAGE } from "./copy-store-command.ts";
+import { provisionTenant } from "./provision-tenant.ts";
 
 const ADMIN_USAGE = `usage: npm run admin -- <command> [options]
   create-tenant <name> [--admin <username>] [--email <address>]

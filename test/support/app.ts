@@ -4,8 +4,9 @@
  * run's real Redis under a unique prefix, the real auth service. Requests go
  * through `app.handle(new Request(...))`, exactly as the server would see them.
  */
+
+import { provisionTenant } from "../../api/admin/provision-tenant.ts";
 import { createUser } from "../../api/auth/create-user.ts";
-import { provisionTenant } from "../../api/auth/provision-tenant.ts";
 import { type ApiConfig, loadApiConfig } from "../../api/config.ts";
 import { createApiRuntime } from "../../api/runtime.ts";
 import { openCoreServices } from "../../api/services.ts";

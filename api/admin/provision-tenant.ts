@@ -3,10 +3,10 @@
  * in one unit of work. Used by the admin tool and by the first start.
  */
 import { ConflictError, ValidationError } from "../../common/errors.ts";
+import type { AuthService, IssuedToken } from "../auth/auth-service.ts";
+import { createUser } from "../auth/create-user.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { Store, Tenant, User } from "../store/store.ts";
-import type { AuthService, IssuedToken } from "./auth-service.ts";
-import { createUser } from "./create-user.ts";
 
 export interface ProvisionRequest {
   tenantName: string;
