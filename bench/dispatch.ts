@@ -6,7 +6,10 @@
  *    concurrency measured in the same round: a durable one (a BullMQ Worker +
  *    fetch that writes one row per delivery into SQLite, group-committed,
  *    before completing its job: the work the delivery log stands for) and a
- *    bare one (the same without the row).
+ *    bare one (the same without the row); beside them, a two-phase durable
+ *    one (the row committed before the request leaves, then completed with
+ *    the answer: the delivery log's own two writes, and nothing else of the
+ *    dispatcher's).
  * 2. Isolation: jobs spread over five receivers; deliveries/s to four of them
  *    while the fifth answers after 10 s, against the same dispatcher with the
  *    fifth answering at once. Then, once: four of eight receivers answering
@@ -61,7 +64,7 @@ type ReceiverId = (typeof RECEIVERS)[number];
 
 interface RunSpec {
   name: string;
-  consumer: "bare" | "durable" | "dispatcher";
+  consumer: "bare" | "durable" | "twoPhase" | "dispatcher";
   /** Receivers the prefilled jobs go to (one webhook each), round-robin. */
   receivers: ReceiverId[];
   /** Receivers whose answers are counted. */
@@ -82,6 +85,12 @@ const SPECS = {
   durable: {
     name: "durable: BullMQ Worker + fetch + SQLite row",
     consumer: "durable",
+    receivers: ["r1"],
+    measured: ["r1"],
+  },
+  twoPhase: {
+    name: "two-phase durable: the row before the request, the answer after",
+    consumer: "twoPhase",
     receivers: ["r1"],
     measured: ["r1"],
   },
@@ -169,7 +178,8 @@ try {
           BULL_PREFIX: redisKeys(prefix).bullPrefix,
           CONCURRENCY: String(CONCURRENCY),
           URLS: JSON.stringify(urls),
-          ...(spec.consumer === "durable" ? { LOG_FILE: durableLogOf(prefix) } : {}),
+          ...(spec.consumer === "bare" ? {} : { LOG_FILE: durableLogOf(prefix) }),
+          ...(spec.consumer === "twoPhase" ? { LOG_PHASES: "2" } : {}),
         })
       : startPinned(0, bunArgs("dispatcher/main.ts", `${prefix}-dispatcher`), {
           REDIS_URL: redisServer.url,
@@ -255,10 +265,15 @@ try {
       for (const spec of swapped ? [...specs].reverse() : specs) results.set(spec, await measure(spec));
       return specs.map((spec) => results.get(spec)) as { [K in keyof T]: RunResult };
     };
-    const [bare, durable, dispatcher] = await inTurn(SPECS.bare, SPECS.durable, SPECS.dispatcher);
+    const [bare, durable, twoPhase, dispatcher] = await inTurn(
+      SPECS.bare,
+      SPECS.durable,
+      SPECS.twoPhase,
+      SPECS.dispatcher,
+    );
     if (PROFILE_DIR) break;
     const [allFast, oneSlow] = await inTurn(SPECS.allFast, SPECS.oneSlow);
-    bench.rounds.push({ bare, durable, dispatcher, allFast, oneSlow });
+    bench.rounds.push({ bare, durable, twoPhase, dispatcher, allFast, oneSlow });
   }
   if (PROFILE_DIR) console.log(`profiles in ${PROFILE_DIR}; nothing recorded`);
   else {
@@ -290,9 +305,11 @@ try {
       "synchronous NORMAL; `openSqliteConnection`), the rows of deliveries finished in one event-loop turn in one",
       "transaction, each job completed once its row is committed (`bench/dispatch/durable-rows.ts`). The dispatcher's",
       "delivery log does more per delivery: an attempt row committed before the request leaves, then closed with",
-      "its outcome, both group-committed the same way. CPU is each process's user + system time over the window",
+      "its outcome, both group-committed the same way; the two-phase durable baseline (`LOG_PHASES=2`) does just",
+      "that (its row inserted, marked in flight, and committed before the fetch; updated with the answer and",
+      "committed after), and nothing else the dispatcher does. CPU is each process's user + system time over the window",
       "(1.0 = one core); the consumer's also by thread, from /proc: its main thread (the event loop), Bun's HTTP client",
-      "thread (which runs every fetch) and the rest. The runs compared in a round (bare, durable and dispatcher; all",
+      "thread (which runs every fetch) and the rest. The runs compared in a round (the three baselines and the dispatcher; all",
       "receivers fast and one slow) go in reverse order every other round.",
     ];
     writeResultsFile(

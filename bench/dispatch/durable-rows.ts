@@ -1,11 +1,13 @@
 /**
- * The durable baseline's delivery log: one row per delivery (its id, webhook,
+ * The durable baselines' delivery log: one row per delivery (its id, webhook,
  * status code, the first bytes of the answer, when it started and how long it
  * took) in an SQLite file opened the way the service opens its store (WAL,
- * synchronous NORMAL: `openSqliteConnection`). Group commit: the rows of
- * deliveries finished in one turn of the event loop are written in one
- * transaction, and each delivery's promise resolves once its row is committed,
- * so a job is completed in BullMQ only after its row is durable.
+ * synchronous NORMAL: `openSqliteConnection`). Group commit: the writes made
+ * in one turn of the event loop go in one transaction, and each write's
+ * promise resolves once it is committed, so a job is completed in BullMQ only
+ * after its row is durable. Written whole once the answer is in (`write`), or
+ * in two phases as the dispatcher's log does (`start` before the request
+ * leaves, marked in flight; `finish` with the answer).
  */
 import type { Database } from "bun:sqlite";
 import { openSqliteConnection } from "../../common/store/sqlite/sqlite-connection.ts";
@@ -21,8 +23,12 @@ export interface DeliveryRow {
 }
 
 export interface DurableRows {
-  /** Writes `row` in the next group commit; resolves once it is committed. */
+  /** Writes `row` whole in the next group commit; resolves once it is committed. */
   write(row: DeliveryRow): Promise<void>;
+  /** Writes the row of a delivery whose request is about to leave, in flight (no answer yet). */
+  start(row: Pick<DeliveryRow, "deliveryId" | "webhookId" | "startedAt">): Promise<void>;
+  /** Fills in the answer of a row `start` wrote. */
+  finish(row: DeliveryRow): Promise<void>;
   /** Commits what waits, then closes the file. */
   close(): Promise<void>;
 }
@@ -33,44 +39,62 @@ export function openDurableRows(path: string): DurableRows {
   db.run(`CREATE TABLE IF NOT EXISTS delivered (
     delivery_id TEXT PRIMARY KEY,
     webhook_id TEXT NOT NULL,
-    status_code INTEGER NOT NULL,
-    response_body TEXT NOT NULL,
+    status_code INTEGER,
+    response_body TEXT,
     started_at INTEGER NOT NULL,
-    duration_ms INTEGER NOT NULL
+    duration_ms INTEGER,
+    in_flight INTEGER NOT NULL DEFAULT 0
   )`);
   const insert = db.query(
     "INSERT OR REPLACE INTO delivered (delivery_id, webhook_id, status_code, response_body, started_at, duration_ms) VALUES (?, ?, ?, ?, ?, ?)",
   );
-  const insertAll = db.transaction((rows: DeliveryRow[]) => {
-    for (const r of rows)
-      insert.run(r.deliveryId, r.webhookId, r.statusCode, r.responseBody, r.startedAt, r.durationMs);
+  const started = db.query(
+    "INSERT OR REPLACE INTO delivered (delivery_id, webhook_id, started_at, in_flight) VALUES (?, ?, ?, 1)",
+  );
+  const finished = db.query(
+    "UPDATE delivered SET status_code = ?, response_body = ?, duration_ms = ?, in_flight = 0 WHERE delivery_id = ?",
+  );
+  const applyAll = db.transaction((writes: (() => void)[]) => {
+    for (const apply of writes) apply();
   });
 
-  let rows: DeliveryRow[] = [];
+  let writes: (() => void)[] = [];
   let waiting: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   const flush = () => {
-    const batch = rows;
+    const batch = writes;
     const settle = waiting;
-    rows = [];
+    writes = [];
     waiting = [];
     try {
-      insertAll(batch);
+      applyAll(batch);
     } catch (error) {
       for (const w of settle) w.reject(error);
       return;
     }
     for (const w of settle) w.resolve();
   };
+  const commit = (apply: () => void) =>
+    new Promise<void>((resolve, reject) => {
+      if (writes.length === 0) setImmediate(flush);
+      writes.push(apply);
+      waiting.push({ resolve, reject });
+    });
 
   return {
-    write: (row) =>
-      new Promise<void>((resolve, reject) => {
-        if (rows.length === 0) setImmediate(flush);
-        rows.push(row);
-        waiting.push({ resolve, reject });
+    write: (r) =>
+      commit(() => {
+        insert.run(r.deliveryId, r.webhookId, r.statusCode, r.responseBody, r.startedAt, r.durationMs);
+      }),
+    start: (r) =>
+      commit(() => {
+        started.run(r.deliveryId, r.webhookId, r.startedAt);
+      }),
+    finish: (r) =>
+      commit(() => {
+        finished.run(r.statusCode, r.responseBody, r.durationMs, r.deliveryId);
       }),
     async close() {
-      if (rows.length > 0) flush();
+      if (writes.length > 0) flush();
       db.close();
     },
   };

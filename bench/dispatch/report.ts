@@ -18,6 +18,8 @@ export interface DispatchBench {
     bare: RunResult;
     /** The bare worker writing one durable row per delivery (group-committed SQLite). */
     durable: RunResult;
+    /** The same, the row committed before the request and completed after (the delivery log's two writes). */
+    twoPhase: RunResult;
     dispatcher: RunResult;
     allFast: RunResult;
     oneSlow: RunResult;
@@ -62,10 +64,10 @@ function row(round: string, r: RunResult, ratios: string, threads = false): stri
   return `| ${round} | ${r.name} | ${r.perSecond.toFixed(0)} | ${ratios} | ${r.cpu.consumer.toFixed(2)} | ${perDelivery(r, r.cpu.consumer)} |${split} ${r.cpu.redis.toFixed(2)} | ${r.cpu.receivers.toFixed(2)} | ${r.otherCpuSeconds.toFixed(1)} |`;
 }
 
-/** A round's three runs against both baselines: cells "÷ durable | ÷ bare". */
+/** A round's four runs against both baselines: cells "÷ durable | ÷ bare". */
 function baselineRows(round: string, r: DispatchBench["rounds"][number]): string[] {
   const of = (x: RunResult, base: RunResult) => pct(x.perSecond / base.perSecond);
-  return [r.bare, r.durable, r.dispatcher].map((x) =>
+  return [r.bare, r.durable, r.twoPhase, r.dispatcher].map((x) =>
     row(round, x, `${of(x, r.durable)} | ${of(x, r.bare)}`, true),
   );
 }
@@ -75,6 +77,8 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
   const ratios = bench.rounds.map((r) => r.dispatcher.perSecond / r.bare.perSecond);
   const durableRatios = bench.rounds.map((r) => r.dispatcher.perSecond / r.durable.perSecond);
   const durableOfBare = bench.rounds.map((r) => r.durable.perSecond / r.bare.perSecond);
+  const twoPhaseRatios = bench.rounds.map((r) => r.dispatcher.perSecond / r.twoPhase.perSecond);
+  const twoPhaseOfDurable = bench.rounds.map((r) => r.twoPhase.perSecond / r.durable.perSecond);
   const kept = bench.rounds.map((r) => r.oneSlow.perSecond / r.allFast.perSecond);
   const bareMedian = median(bench.rounds.map((r) => r.bare.perSecond));
   const durableMedian = median(bench.rounds.map((r) => r.durable.perSecond));
@@ -109,8 +113,10 @@ export function dispatchReport(bench: DispatchBench, slowMs: number): string[] {
     "",
     `Median ratio, dispatcher ÷ durable baseline: **${pct(median(durableRatios))}** (target ≥ 85%; rounds: ${range(durableRatios)}).`,
     `Dispatcher ÷ bare worker: **${pct(median(ratios))}** (rounds: ${range(ratios)}); durable ÷ bare: ${pct(median(durableOfBare))} (rounds: ${range(durableOfBare)}).`,
-    `Median consumer CPU per delivery: bare ${cpuPerDelivery((r) => r.bare)} µs, durable ${cpuPerDelivery((r) => r.durable)} µs, dispatcher ${cpuPerDelivery((r) => r.dispatcher)} µs;`,
-    `by thread (main / HTTP client / other: Bun's JIT compilers, its allocator's scavenger, the dispatcher's WAL checkpointer): bare ${threadSplit((r) => r.bare)} µs, durable ${threadSplit((r) => r.durable)} µs, dispatcher ${threadSplit((r) => r.dispatcher)} µs.`,
+    `Beside them: two-phase durable ÷ durable ${pct(median(twoPhaseOfDurable))} (rounds: ${range(twoPhaseOfDurable)}): what the delivery log's write before each request costs on its own;`,
+    `dispatcher ÷ two-phase durable ${pct(median(twoPhaseRatios))} (rounds: ${range(twoPhaseRatios)}).`,
+    `Median consumer CPU per delivery: bare ${cpuPerDelivery((r) => r.bare)} µs, durable ${cpuPerDelivery((r) => r.durable)} µs, two-phase durable ${cpuPerDelivery((r) => r.twoPhase)} µs, dispatcher ${cpuPerDelivery((r) => r.dispatcher)} µs;`,
+    `by thread (main / HTTP client / other: Bun's JIT compilers, its allocator's scavenger, the dispatcher's WAL checkpointer): bare ${threadSplit((r) => r.bare)} µs, durable ${threadSplit((r) => r.durable)} µs, two-phase durable ${threadSplit((r) => r.twoPhase)} µs, dispatcher ${threadSplit((r) => r.dispatcher)} µs.`,
     "In the first rows the dispatcher may hold as many requests in flight to the one receiver as the baselines do;",
     "with the default endpoint limit (8) it holds at most 8 while its 32 worker slots take jobs.",
     "",
