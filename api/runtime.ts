@@ -51,7 +51,9 @@ export function createApiRuntime(
   const { store, catalogues } = services;
   const keys = redisKeys(config.REDIS_PREFIX);
   // Pub/sub needs a connection of its own: in subscriber mode it can send nothing else.
+  // A duplicate takes none of the original's listeners: without its own, its errors go unhandled.
   const subscriber = redis.duplicate();
+  subscriber.on("error", (error) => log.warn("redis subscriber connection error", describeError(error)));
   const commits = createCommitBroadcast({
     publisher: redis,
     subscriber,

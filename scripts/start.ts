@@ -23,7 +23,8 @@ async function main(): Promise<void> {
   const dataDir = resolve(config.DATA_DIR);
   let redis: PrivateRedis | null = null;
   if (!config.REDIS_URL) {
-    redis = await startPrivateRedis(resolve(dataDir, "redis"));
+    // In a session of its own: a Ctrl-C reaches the services, and Redis is stopped after them.
+    redis = await startPrivateRedis(resolve(dataDir, "redis"), undefined, { ownSession: true });
     console.log(`Private Redis on ${redis.url} (files in ${resolve(dataDir, "redis")})`);
   }
   const env = { ...process.env, DATA_DIR: dataDir, REDIS_URL: config.REDIS_URL ?? redis?.url };

@@ -4,7 +4,7 @@
  * clean stop that leaves nothing running.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../scripts/private-redis.ts";
@@ -29,12 +29,14 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-function launch() {
+/** Starts the command; `ownGroup`: as a terminal's foreground job, in a process group of its own. */
+function launch(ownGroup = false) {
   const proc = Bun.spawn([process.execPath, "scripts/start.ts"], {
     cwd: root,
     env,
     stdout: "pipe",
     stderr: "pipe",
+    detached: ownGroup,
   });
   launched.push(proc);
   return { proc, out: collect(proc.stdout), err: collect(proc.stderr) };
@@ -81,6 +83,32 @@ describe("start command", () => {
     await stop(proc, children);
   }, 30_000);
 
+  test("Ctrl-C (SIGINT to the whole process group) stops the services before their Redis, without errors", async () => {
+    const { proc, err } = await launchAndWait(true);
+    const children = childPids(proc.pid);
+    expect(children.length).toBe(3);
+    const redis = children.find((pid) =>
+      readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("redis-server"),
+    );
+    const services = children.filter((pid) => pid !== redis);
+    expect(redis).toBeDefined();
+    // Out of the foreground group's reach: Redis waits for the start command to stop it last.
+    expect(sessionOf(redis as number)).not.toBe(sessionOf(proc.pid));
+    // What a terminal does on Ctrl-C: the signal goes to every process of the foreground group.
+    process.kill(-proc.pid, "SIGINT");
+    let redisGoneFirst = false;
+    while (services.some(isRunning)) {
+      if (!isRunning(redis as number)) redisGoneFirst = true;
+      await Bun.sleep(1);
+    }
+    expect(redisGoneFirst).toBe(false);
+    expect(await proc.exited).toBe(0);
+    await eventually(() => expect(children.filter(isRunning)).toEqual([]), { timeoutMs: 5000 });
+    // Redis stopping first left the services' connections failing as they shut down.
+    expect(err.text()).not.toContain("ECONNREFUSED");
+    expect(err.text()).not.toContain("Unhandled error event");
+  }, 30_000);
+
   test("a restart on the same data prints no new token, only how to mint one", () => {
     expect(launchOutput).not.toContain("Administrator token");
     expect(launchOutput).toContain("npm run admin -- mint-token --tenant default --user admin");
@@ -88,8 +116,8 @@ describe("start command", () => {
 });
 
 let launchOutput = "";
-async function launchAndWait() {
-  const launched = launch();
+async function launchAndWait(ownGroup = false) {
+  const launched = launch(ownGroup);
   await eventually(() => expect(launched.out.text()).toContain("Dispatcher consuming deliveries"), {
     timeoutMs: 15_000,
   });
@@ -102,4 +130,10 @@ async function stop(proc: Bun.Subprocess, children: number[]) {
   proc.kill("SIGTERM");
   expect(await proc.exited).toBe(0);
   await eventually(() => expect(children.filter(isRunning)).toEqual([]), { timeoutMs: 5000 });
+}
+
+/** The session a process belongs to (/proc/<pid>/stat's sixth field, after the command's parenthesis). */
+function sessionOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
 }

@@ -46,6 +46,10 @@ export async function redisOutage(scale: {
         );
       const afterOutage = await flow.settle(60_000);
       failures.push(...guaranteeFailures(during, afterOutage, { duplicatesAllowed: true }));
+      // Every connection's errors are handled (logged as warnings): ioredis prints the unhandled ones raw.
+      for (const service of [flow.service.api, flow.service.dispatcher])
+        if (service.output().includes("Unhandled error event"))
+          failures.push(`${service.name}: a Redis connection's errors went unhandled during the outage`);
 
       // Part two: jobs that only Redis holds.
       await flow.service.dispatcher.stop();
