@@ -26,6 +26,7 @@ import type { Catalogue } from "../model/catalogue.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
 
 import { checkDocumentLimits, type DocumentLimits } from "./document-limits.ts";
+import { MAX_DOCUMENT_NESTING, nestsDeeperThan } from "./document-nesting.ts";
 import { compiledBytes } from "./document-size.ts";
 import { formatGraphQLError, isUnexpected, requestError } from "./format-error.ts";
 import { createRequestLoaders, type GraphQLContext } from "./graphql-context.ts";
@@ -84,6 +85,13 @@ export function createGraphQLService(
   ): CachedDocument | { failure: Record<string, unknown> } {
     const cached = documents.get(tenantId, tenantSchema.version, query);
     if (cached) return cached;
+    if (nestsDeeperThan(query))
+      return {
+        failure: requestError(
+          "GRAPHQL_PARSE_FAILED",
+          `Syntax Error: the document nests brackets more than ${MAX_DOCUMENT_NESTING} levels deep.`,
+        ),
+      };
     let document: DocumentNode;
     try {
       document = parse(query, { maxTokens: 20_000 });

@@ -172,3 +172,23 @@ describe("store work is priced before the store is asked", () => {
     });
   });
 });
+
+describe("bracket nesting is bounded before the parser recurses", () => {
+  test("a list literal nested 50,000 deep is a parse error that says why, not the parser's stack overflow", async () => {
+    const deep = `{ regions(filter: ${"[".repeat(50_000)}${"]".repeat(50_000)}) { totalCount } }`;
+    const { body, reads } = await measured(deep);
+    expect(body.errors?.[0]?.extensions.code).toBe("GRAPHQL_PARSE_FAILED");
+    expect(body.errors?.[0]?.message).toContain("nests brackets more than 256 levels deep");
+    expect(reads).toBe(0);
+    // The process goes on serving.
+    expect((await gql("{ regions { totalCount } }")).data).toEqual({ regions: { totalCount: 1 } });
+  });
+
+  test("brackets in strings and comments nest nothing", async () => {
+    const noise = "[".repeat(300);
+    const { body } = await measured(`# ${noise}
+      { regions(filter: "Name != '${noise}'") { totalCount } }`);
+    expect(body.errors).toBeUndefined();
+    expect(body.data).toEqual({ regions: { totalCount: 1 } });
+  });
+});
