@@ -2,9 +2,18 @@
 import type { z } from "zod";
 import { BadRequestError, type ErrorDetail, ValidationError } from "../../common/errors.ts";
 
-/** A zod error's issues as error details; an issue of the whole value gets the path `(part)`. */
-export const detailsOf = (error: z.ZodError, part = "body"): ErrorDetail[] =>
-  error.issues.map((issue) => ({ path: issue.path.join(".") || `(${part})`, message: issue.message }));
+/**
+ * A zod error's issues as error details; an issue of the whole value gets the path `(part)`. A value
+ * of the wrong type gets that problem alone: zod still measures it against the bounds of the type it
+ * should have had ("expected array, received string", then "expected string to have <=3 characters").
+ */
+export function detailsOf(error: z.ZodError, part = "body"): ErrorDetail[] {
+  const pathOf = (issue: z.core.$ZodIssue) => issue.path.join(".") || `(${part})`;
+  const mistyped = new Set(error.issues.filter((issue) => issue.code === "invalid_type").map(pathOf));
+  return error.issues
+    .filter((issue) => issue.code === "invalid_type" || !mistyped.has(pathOf(issue)))
+    .map((issue) => ({ path: pathOf(issue), message: issue.message }));
+}
 
 /** The parsed value, or a ValidationError naming `part` and listing every problem. */
 function check<S extends z.ZodType>(schema: S, value: object, part: "body" | "query string"): z.infer<S> {
