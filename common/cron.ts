@@ -5,7 +5,12 @@
  * `allowSeconds` (SCHEDULED_WEBHOOKS_ALLOW_SECONDS, tests only) a sixth,
  * leading seconds field is accepted too. The accepted syntax is the common
  * subset every cron reader agrees on: `*`, numbers, ranges `a-b`, steps `/n`,
- * lists `,`; BullMQ's job scheduler evaluates the expression. Pure.
+ * lists `,`; BullMQ's job scheduler evaluates the expression (with cron-parser),
+ * so what it refuses, or finds no tick for, is refused here too: a value listed
+ * twice in a field (0 and 7 both Sunday), and days of the month that occur in
+ * none of the months listed while the day of week is `*`. An expression this
+ * accepts can be scheduled (test/webhooks/cron.test.ts holds it to BullMQ's own
+ * arithmetic). Pure.
  */
 
 /** One field's name and allowed range. */
@@ -23,6 +28,23 @@ const FIVE_FIELDS: readonly CronField[] = [
   { name: "month", min: 1, max: 12 },
   // 0 and 7 are both Sunday, as in every cron.
   { name: "day of week", min: 0, max: 7 },
+];
+
+/** Days in each month, February's in a leap year: a day that occurs in some year occurs. */
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const MONTH_NAMES = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
 ];
 
 /** A problem of a cron expression: what, and where (0-based character offset in the text). */
@@ -80,6 +102,86 @@ function itemProblems(item: string, field: CronField, position: number): CronPro
   return problems;
 }
 
+/** The values a well-formed list item of `field` stands for (`n/s` runs from n to the field's end). */
+function itemValues(item: string, field: CronField): number[] {
+  const [range = "", step] = item.split("/");
+  const [from, to] =
+    range === "*"
+      ? [field.min, field.max]
+      : range.includes("-")
+        ? range.split("-").map(Number)
+        : [Number(range), step === undefined ? Number(range) : field.max];
+  const values: number[] = [];
+  for (let value = from ?? 0; value <= (to ?? 0); value += Number(step ?? 1)) values.push(value);
+  return values;
+}
+
+/** Values as text, runs of consecutive ones as ranges: `1-3, 7`. */
+function describeValues(values: readonly number[]): string {
+  const runs: string[] = [];
+  const sorted = [...values].sort((a, b) => a - b);
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] as number) + 1) j++;
+    runs.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return runs.join(", ");
+}
+
+/** A field's well-formed text, its offset and the values of each of its list items. */
+interface FieldValues {
+  field: CronField;
+  text: string;
+  position: number;
+  items: { position: number; values: number[] }[];
+}
+
+/**
+ * The values listed more than once in a field, told at the first item repeating one. cron-parser
+ * refuses them, and counts 7 as 0 (both Sunday) except within one range (`0-7`, `5-7`). Days of
+ * the month are held to it whatever the month, though cron-parser drops the days a single month
+ * lacks before it looks (`*,30,30 2 *` passes there): a value listed twice is a mistake anyway.
+ */
+function duplicateProblems({ field, items }: FieldValues): CronProblem[] {
+  const isDayOfWeek = field.max === 7;
+  const seen = new Set<number>();
+  const repeated = new Set<number>();
+  let position: number | null = null;
+  for (const item of items) {
+    const values = new Set(item.values.map((value) => (isDayOfWeek ? value % 7 : value)));
+    for (const value of values) {
+      if (!seen.has(value)) continue;
+      repeated.add(value);
+      position ??= item.position;
+    }
+    for (const value of values) seen.add(value);
+  }
+  if (position === null) return [];
+  const sunday = isDayOfWeek && repeated.has(0) ? " (0 and 7 are both Sunday)" : "";
+  return [
+    { position, message: `${field.name}: ${describeValues([...repeated])} listed more than once${sunday}` },
+  ];
+}
+
+/**
+ * Days of the month that occur in none of the months listed, when the day of week is `*` (else a
+ * day matches by its weekday, every month has each): cron-parser refuses some (a single month) and
+ * finds no next tick for the rest, so the scheduler would never tick.
+ */
+function dayOfMonthProblems(dayOfMonth: FieldValues, month: FieldValues, dayOfWeek: FieldValues) {
+  if (dayOfMonth.text === "*" || dayOfWeek.text !== "*") return [];
+  const days = dayOfMonth.items.flatMap((item) => item.values);
+  const months = [...new Set(month.items.flatMap((item) => item.values))].sort((a, b) => a - b);
+  if (months.some((m) => days.some((day) => day <= (DAYS_IN_MONTH[m - 1] as number)))) return [];
+  const unique = [...new Set(days)];
+  const names = months.map((m) => MONTH_NAMES[m - 1]);
+  const monthList = names.length > 1 ? `${names.slice(0, -1).join(", ")} or ${names.at(-1)}` : names[0];
+  const what =
+    unique.length > 1 ? `days ${describeValues(unique)} never occur` : `day ${unique[0]} never occurs`;
+  return [{ position: dayOfMonth.position, message: `day of month: ${what} in ${monthList}` }];
+}
+
 /**
  * Checks a cron expression. `allowSeconds` accepts a leading seconds field (6 fields).
  * @returns the checked expression, or every problem found (never both).
@@ -98,17 +200,32 @@ export function checkCron(
     return { cron: null, problems: [{ position, message: `expected ${counts}, found ${parts.length}` }] };
   }
   const fields = parts.length === 6 ? [SECONDS, ...FIVE_FIELDS] : FIVE_FIELDS;
-  const problems = parts.flatMap(({ value, position }, index) => {
+  const problems: CronProblem[] = [];
+  const checked: (FieldValues | undefined)[] = [];
+  parts.forEach(({ value, position }, index) => {
     const field = fields[index] as CronField;
+    const items: FieldValues["items"] = [];
     let offset = position;
-    return value.split(",").flatMap((item) => {
+    const found = value.split(",").flatMap((item) => {
       const at = offset;
       offset += item.length + 1;
-      return item === ""
-        ? [{ position: at, message: `${field.name}: empty list item` }]
-        : itemProblems(item, field, at);
+      const itemFound =
+        item === ""
+          ? [{ position: at, message: `${field.name}: empty list item` }]
+          : itemProblems(item, field, at);
+      if (itemFound.length === 0) items.push({ position: at, values: itemValues(item, field) });
+      return itemFound;
     });
+    problems.push(...found);
+    // The values' rules only for a field whose every item is well-formed.
+    if (found.length === 0) {
+      const values = { field, text: value, position, items };
+      checked[index] = values;
+      problems.push(...duplicateProblems(values));
+    }
   });
+  const [dayOfMonth, month, dayOfWeek] = [-3, -2, -1].map((i) => checked[fields.length + i]);
+  if (dayOfMonth && month && dayOfWeek) problems.push(...dayOfMonthProblems(dayOfMonth, month, dayOfWeek));
   if (problems.length > 0) return { cron: null, problems };
   return {
     cron: { expression: parts.map((p) => p.value).join(" "), fieldCount: parts.length as 5 | 6 },
