@@ -107,6 +107,7 @@ export function createApp({
     maxSelectionFields: config.WEBHOOK_MAX_SELECTION_FIELDS,
     redeliver: (deliveries) => deliveryQueue.requeue(redeliveryJobs(deliveries, currentRequestId())),
     schedules,
+    log,
     minDeferredOffsetMs: config.DEFERRED_WEBHOOKS_MIN_OFFSET_MS,
     allowCronSeconds: config.SCHEDULED_WEBHOOKS_ALLOW_SECONDS,
   });

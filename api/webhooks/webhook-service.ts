@@ -3,13 +3,21 @@
  * (subscription against the tenant's schema, filters compiled, selection size,
  * URL scheme, headers, `{{ VAR }}` names defined), a signing secret shown once and
  * rotated with a grace period, the delivery log, manual redelivery, test deliveries and
- * re-enabling a webhook a 410 Gone disabled.
+ * re-enabling a webhook a 410 Gone disabled. A definition and its scheduler (scheduled
+ * webhooks) change together or not at all, as the client sees it.
  */
 import { randomBytes } from "node:crypto";
 import { printSchema } from "graphql";
 import { checkCron } from "../../common/cron.ts";
 import { type DeliveryJob, deliveryIdOf, eventIdOf } from "../../common/delivery-job.ts";
-import { ConflictError, type ErrorDetail, NotFoundError, ValidationError } from "../../common/errors.ts";
+import {
+  ConflictError,
+  type ErrorDetail,
+  NotFoundError,
+  UnavailableError,
+  ValidationError,
+} from "../../common/errors.ts";
+import { describeError, type Logger } from "../../common/log.ts";
 import { type SecretBox, webhookSecretContext } from "../../common/secret-box.ts";
 import { templateVariables } from "../../common/template.ts";
 import type { CatalogueService } from "../catalogue/catalogue-service.ts";
@@ -21,6 +29,7 @@ import type {
   DeliveryQuery,
   DeliveryRecord,
   Store,
+  StoreWriter,
   WebhookRecord,
 } from "../store/store.ts";
 import { exampleElement } from "../subscriptions/example-event.ts";
@@ -43,6 +52,8 @@ export interface WebhookServiceDeps {
   redeliver: (deliveries: DeliveryRecord[]) => Promise<void>;
   /** The queue's schedules of scheduled webhooks, kept in step with their definitions. */
   schedules: WebhookSchedules;
+  /** Where a scheduler that could not be saved, and the undoing of its change, are reported. */
+  log: Logger;
   /** Least offset from CreatedDate/LastModifiedDate of a deferred webhook (DEFERRED_WEBHOOKS_MIN_OFFSET_MS). */
   minDeferredOffsetMs?: number;
   /** Accept 6-field crons, seconds first (SCHEDULED_WEBHOOKS_ALLOW_SECONDS; tests only). */
@@ -69,6 +80,7 @@ export function createWebhookService({
   maxSelectionFields,
   redeliver,
   schedules,
+  log,
   minDeferredOffsetMs = 5000,
   allowCronSeconds = false,
   now = Date.now,
@@ -165,6 +177,48 @@ export function createWebhookService({
     return webhook;
   }
 
+  /**
+   * Brings the scheduler in step with `webhook`, just committed. The scheduler is saved after the
+   * commit (a unit of work queues nothing: it may run again, and a scheduler for a definition that
+   * did not commit would tick for nothing); when it cannot be saved (Redis away or refusing
+   * writes), `undo` puts the definition back in the store, so the client is told of a change that
+   * did not happen rather than of one half made.
+   * @throws UnavailableError when the scheduler could not be saved.
+   */
+  async function syncOrUndo(
+    webhook: WebhookRecord,
+    undo: (tx: StoreWriter, current: WebhookRecord) => Promise<void>,
+  ): Promise<void> {
+    try {
+      await schedules.sync(webhook);
+      return;
+    } catch (error) {
+      const { tenantId, id } = webhook;
+      log.error("webhook scheduler not saved; the change is undone", {
+        tenantId,
+        webhookId: id,
+        ...describeError(error),
+      });
+      try {
+        await store.unitOfWork(async (tx) => {
+          const current = await tx.findWebhook(tenantId, id);
+          // Only our own change: one made since (a later replace or delete) is left as it is.
+          if (current?.version === webhook.version) await undo(tx, current);
+        });
+      } catch (undoError) {
+        log.error("webhook change could not be undone", {
+          tenantId,
+          webhookId: id,
+          ...describeError(undoError),
+        });
+        throw new UnavailableError(
+          "the webhook's schedule could not be saved, and the change could not be undone; try again",
+        );
+      }
+    }
+    throw new UnavailableError("the webhook's schedule could not be saved; nothing was changed, try again");
+  }
+
   return {
     /** Creates the webhook. @returns it with its signing secret in clear (shown this once). */
     async create(tenantId: string, draft: WebhookDraft): Promise<{ webhook: WebhookRecord; secret: string }> {
@@ -192,7 +246,9 @@ export function createWebhookService({
           throw new ConflictError(`a webhook named '${input.name}' exists already`);
         await tx.insertWebhook(webhook);
       });
-      await schedules.sync(webhook);
+      await syncOrUndo(webhook, async (tx) => {
+        await tx.deleteWebhook(tenantId, id);
+      });
       return { webhook, secret };
     },
 
@@ -211,7 +267,7 @@ export function createWebhookService({
     async replace(tenantId: string, id: string, draft: WebhookDraft, userId: string): Promise<WebhookRecord> {
       await load(tenantId, id);
       const input = await check(tenantId, draft);
-      const replaced = await store.unitOfWork(async (tx) => {
+      const { previous, replaced } = await store.unitOfWork(async (tx) => {
         const existing = await tx.findWebhook(tenantId, id);
         if (!existing) throw new NotFoundError(`no webhook with id '${id}'`);
         const other = await tx.findWebhookByName(tenantId, input.name);
@@ -225,10 +281,19 @@ export function createWebhookService({
           updatedAt: now(),
         };
         await tx.replaceWebhook(replaced);
-        return replaced;
+        return { previous: existing, replaced };
       });
-      // After the commit: a schedule for a definition that did not commit would tick for nothing.
-      await schedules.sync(replaced);
+      await syncOrUndo(replaced, async (tx, current) => {
+        const { name, url, headers, type, query, options, enabled, enabledBy, enabledAt } = previous;
+        // The definition as it was (the secrets as they are), under a new version: what was compiled
+        // for this one goes stale.
+        await tx.replaceWebhook({
+          ...current,
+          ...{ name, url, headers, type, query, options, enabled, enabledBy, enabledAt },
+          version: current.version + 1,
+          updatedAt: now(),
+        });
+      });
       return replaced;
     },
 
