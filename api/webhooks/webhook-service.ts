@@ -246,9 +246,11 @@ export function createWebhookService({
           throw new ConflictError(`a webhook named '${input.name}' exists already`);
         await tx.insertWebhook(webhook);
       });
-      await syncOrUndo(webhook, async (tx) => {
-        await tx.deleteWebhook(tenantId, id);
-      });
+      // Only a scheduled webhook has a scheduler: the other kinds' writes need no Redis.
+      if (webhook.type === "scheduled")
+        await syncOrUndo(webhook, async (tx) => {
+          await tx.deleteWebhook(tenantId, id);
+        });
       return { webhook, secret };
     },
 
@@ -283,17 +285,18 @@ export function createWebhookService({
         await tx.replaceWebhook(replaced);
         return { previous: existing, replaced };
       });
-      await syncOrUndo(replaced, async (tx, current) => {
-        const { name, url, headers, type, query, options, enabled, enabledBy, enabledAt } = previous;
-        // The definition as it was (the secrets as they are), under a new version: what was compiled
-        // for this one goes stale.
-        await tx.replaceWebhook({
-          ...current,
-          ...{ name, url, headers, type, query, options, enabled, enabledBy, enabledAt },
-          version: current.version + 1,
-          updatedAt: now(),
+      if (replaced.type === "scheduled" || previous.type === "scheduled")
+        await syncOrUndo(replaced, async (tx, current) => {
+          const { name, url, headers, type, query, options, enabled, enabledBy, enabledAt } = previous;
+          // The definition as it was (the secrets as they are), under a new version: what was compiled
+          // for this one goes stale.
+          await tx.replaceWebhook({
+            ...current,
+            ...{ name, url, headers, type, query, options, enabled, enabledBy, enabledAt },
+            version: current.version + 1,
+            updatedAt: now(),
+          });
         });
-      });
       return replaced;
     },
 
@@ -392,9 +395,12 @@ export function createWebhookService({
     },
 
     async delete(tenantId: string, id: string): Promise<void> {
-      if (!(await store.unitOfWork((tx) => tx.deleteWebhook(tenantId, id))))
-        throw new NotFoundError(`no webhook with id '${id}'`);
-      await schedules.remove(id);
+      const deleted = await store.unitOfWork(async (tx) => {
+        const found = await tx.findWebhook(tenantId, id);
+        return found && (await tx.deleteWebhook(tenantId, id)) ? found : null;
+      });
+      if (!deleted) throw new NotFoundError(`no webhook with id '${id}'`);
+      if (deleted.type === "scheduled") await schedules.remove(id);
     },
 
     async deliveries(tenantId: string, webhookId: string, query: DeliveryQuery) {

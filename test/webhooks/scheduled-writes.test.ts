@@ -121,6 +121,27 @@ describe("when Redis refuses to save the scheduler", () => {
     expect(await schedulerCron(t, redis.url, created.body.result.id)).toBe("0 3 * * *");
   });
 
+  test("webhooks of the other kinds have no scheduler: created, replaced and deleted as ever", async () => {
+    const changes = (name: string) => ({
+      name,
+      url: "https://example.com/",
+      type: "graphql",
+      query: "subscription { schemaRegions { operation } }",
+    });
+    await refuseWrites(true);
+    try {
+      const created = await admin("POST", "/webhooks", changes("regions"));
+      expect(created.status).toBe(201);
+      const id = created.body.result.id as string;
+      expect((await admin("PUT", `/webhooks/${id}`, changes("regions-2"))).status).toBe(200);
+      expect((await admin("GET", `/webhooks/${id}`)).body.result).toMatchObject({ name: "regions-2" });
+      expect((await admin("DELETE", `/webhooks/${id}`)).status).toBe(200);
+      expect((await admin("GET", `/webhooks/${id}`)).status).toBe(404);
+    } finally {
+      await refuseWrites(false);
+    }
+  });
+
   test("PUT: 503 unavailable and the definition as it was, its scheduler too", async () => {
     const created = await admin("POST", "/webhooks", scheduled("hourly", "0 * * * *"));
     expect(created.status).toBe(201);
