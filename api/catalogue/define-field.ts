@@ -47,6 +47,13 @@ const MAX_LENGTH: Partial<Record<CustomFieldType, { default: number; max: number
   url: { default: 2048, max: 2048 },
   textarea: { default: 32_768, max: 131_072 },
 };
+/**
+ * The longest default a field may have, in characters (its text form: a multipicklist's `a;b`).
+ * Every record that does not give the field stores the default, and every change of such a record
+ * carries it to the change feed and webhooks: a long one would multiply what a small write stores
+ * and sends. A field's own maxLength, which may be far longer, bounds values given, not this.
+ */
+export const MAX_DEFAULT_LENGTH = 255;
 const UNIQUE_TYPES: ReadonlySet<string> = new Set([
   "string",
   "url",
@@ -134,7 +141,9 @@ export function defineField(
     problem("column.defaultValue", "a unique field cannot have a default");
 
   let defaultValue: FieldDef["defaultValue"] = null;
-  if (column.defaultValue != null) {
+  const defaultProblem = column.defaultValue == null ? null : defaultTextProblem(column.defaultValue);
+  if (defaultProblem) problem("column.defaultValue", defaultProblem);
+  else if (column.defaultValue != null) {
     try {
       defaultValue = coerceDefault(
         type,
@@ -166,6 +175,12 @@ export function defineField(
     defaultValue,
   });
   return { field, problems };
+}
+
+/** What is wrong with a default as text, whatever the type: too long. */
+function defaultTextProblem(value: string | number | boolean): string | null {
+  if (typeof value !== "string" || value.length <= MAX_DEFAULT_LENGTH) return null;
+  return `${value.length} characters: a default may have at most ${MAX_DEFAULT_LENGTH}`;
 }
 
 function coerceDefault(
