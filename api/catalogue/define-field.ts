@@ -51,7 +51,10 @@ const MAX_LENGTH: Partial<Record<CustomFieldType, { default: number; max: number
  * The longest default a field may have, in characters (its text form: a multipicklist's `a;b`).
  * Every record that does not give the field stores the default, and every change of such a record
  * carries it to the change feed and webhooks: a long one would multiply what a small write stores
- * and sends. A field's own maxLength, which may be far longer, bounds values given, not this.
+ * and sends. The records there when the field is added get it too: written into each on MongoDB;
+ * on SQLite read from the table's definition until the table is rewritten (dropping any of its
+ * columns does), which then writes it into each row. A field's own maxLength, which may be far
+ * longer, bounds values given, not this.
  */
 export const MAX_DEFAULT_LENGTH = 255;
 const UNIQUE_TYPES: ReadonlySet<string> = new Set([
@@ -177,10 +180,14 @@ export function defineField(
   return { field, problems };
 }
 
-/** What is wrong with a default as text, whatever the type: too long. */
+/** What is wrong with a default as text, whatever the type: too long, or holding U+0000. */
 function defaultTextProblem(value: string | number | boolean): string | null {
-  if (typeof value !== "string" || value.length <= MAX_DEFAULT_LENGTH) return null;
-  return `${value.length} characters: a default may have at most ${MAX_DEFAULT_LENGTH}`;
+  if (typeof value !== "string") return null;
+  if (value.length > MAX_DEFAULT_LENGTH)
+    return `${value.length} characters: a default may have at most ${MAX_DEFAULT_LENGTH}`;
+  // SQLite keeps a default in its table's definition, as a literal, which U+0000 would end;
+  // PostgreSQL's text cannot hold it at all.
+  return value.includes("\u0000") ? "a default cannot hold the NUL character (U+0000)" : null;
 }
 
 function coerceDefault(

@@ -1,7 +1,7 @@
 /**
  * A custom field's default (README "Custom objects"): what the records already there get when the
  * field is added, without a change of theirs reaching the change log, and what a record inserted
- * without the field gets; at most MAX_DEFAULT_LENGTH characters.
+ * without the field gets; at most MAX_DEFAULT_LENGTH characters, without U+0000.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MAX_DEFAULT_LENGTH } from "../../api/catalogue/define-field.ts";
@@ -87,7 +87,12 @@ describe("a default", () => {
     expect((await admin("GET", "/custom/schemas")).body.result).toEqual([]);
   });
 
-  test("a string's maxLength still bounds its default", async () => {
+  test("holding U+0000 is 400 validation_failed; a string's maxLength still bounds its default", async () => {
+    const nul = await addField("Nul", { type: "string", defaultValue: "a\u0000b" });
+    expect(nul.status).toBe(400);
+    expect(nul.body.details).toEqual([
+      { path: "column.defaultValue", message: "a default cannot hold the NUL character (U+0000)" },
+    ]);
     const short = await addField("Short", { type: "string", maxLength: 5, defaultValue: "toolong" });
     expect(short.status).toBe(400);
     expect(short.body.details).toEqual([{ path: "column.defaultValue", message: "longer than maxLength 5" }]);

@@ -85,7 +85,8 @@ export interface CatalogueWriter {
   createCustomObject(tenantId: string, object: ObjectDef): Promise<void>;
   /**
    * DDL: saves a custom field's definition and adds its storage to `object` (existing records get
-   * its default value, or null); storage the field has already is left as it is.
+   * its default value, or null: not a change of theirs, so no change-log entry); storage the field
+   * has already is left as it is.
    * @throws ConflictError when `object` has a field of that name already.
    */
   addCustomField(tenantId: string, object: ObjectDef, field: FieldDef): Promise<void>;

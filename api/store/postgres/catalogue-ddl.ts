@@ -9,10 +9,11 @@
  */
 import { createHash } from "node:crypto";
 import type { Runner } from "../../../common/store/postgres/runner.ts";
+import { sqlLiteral } from "../../../common/store/postgres/sql-literal.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import { defaultRecordValue } from "../../model/field-values.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import { columnType, encodeValue } from "./record-codec.ts";
+import { columnType, encodeValue, type PostgresColumnValue } from "./record-codec.ts";
 import { tableRef } from "./tenant-schemas.ts";
 
 /** PostgreSQL cuts longer identifiers short; a name past it is shortened here, the same way every time. */
@@ -78,15 +79,31 @@ export async function addColumn(db: Runner, schema: string, object: ObjectDef, f
   else await addNewColumn(db, schema, object, field);
 }
 
+/**
+ * A constant DEFAULT is how the existing rows get the field's default: PostgreSQL (11 and later)
+ * keeps it in the catalog for the rows stored without the column, so adding the column rewrites no
+ * row (an UPDATE would write a new version of every row, and WAL for each). The DEFAULT is dropped
+ * at once, which leaves the existing rows their value: the column then holds NULL unless written,
+ * as in a table created whole.
+ */
 async function addNewColumn(db: Runner, schema: string, object: ObjectDef, field: FieldDef) {
   const table = tableRef(schema, object);
   const column = quoteIdent(field.mapping);
-  await db.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} ${columnType(field)}`);
-  if (field.defaultValue !== null) {
-    const value = encodeValue(field, defaultRecordValue(field));
-    await db.run(`UPDATE ${table} SET ${column} = $1`, [value]);
+  if (field.defaultValue === null) {
+    await db.run(`ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} ${columnType(field)}`);
+  } else {
+    const value = columnLiteral(encodeValue(field, defaultRecordValue(field)));
+    await db.run(
+      `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${column} ${columnType(field)} DEFAULT ${value}`,
+    );
+    await db.run(`ALTER TABLE ${table} ALTER COLUMN ${column} DROP DEFAULT`);
   }
   await createFieldIndex(db, schema, object, field);
+}
+
+/** A column value as SQL text (a DEFAULT takes no bound parameter); a multipicklist's as a text array. */
+function columnLiteral(value: PostgresColumnValue): string {
+  return Array.isArray(value) ? `ARRAY[${value.map(sqlLiteral).join(", ")}]::text[]` : sqlLiteral(value);
 }
 
 /** Drops a field's column (and its index) if the table has it. */

@@ -10,7 +10,7 @@ import type { Database } from "bun:sqlite";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import { defaultRecordValue } from "../../model/field-values.ts";
 import { quoteIdent } from "../sql/quote-ident.ts";
-import { columnType, createTableSql, encodeValue, indexName } from "./record-codec.ts";
+import { type ColumnValue, columnType, createTableSql, encodeValue, indexName } from "./record-codec.ts";
 
 export const tableName = (storageNo: number, object: Pick<ObjectDef, "mapping">) =>
   `t${storageNo}_${object.mapping}`;
@@ -53,13 +53,33 @@ export function addColumn(db: Database, table: string, field: FieldDef): void {
   else addNewColumn(db, table, field);
 }
 
+/**
+ * The column's DEFAULT is how the existing rows get the field's default: SQLite keeps it in the
+ * schema and reads it for every row stored without the column, so adding the column writes no row.
+ * (An UPDATE would rewrite every row whole, its other values too, holding the one writer, and with
+ * it the event loop, for as long as the table takes to copy.) It never reaches a record written
+ * later: every insert names every column.
+ */
 function addNewColumn(db: Database, table: string, field: FieldDef): void {
-  db.run(`ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(field.mapping)} ${columnType(field)}`);
-  if (field.defaultValue !== null) {
-    const value = encodeValue(field, defaultRecordValue(field));
-    db.query(`UPDATE ${quoteIdent(table)} SET ${quoteIdent(field.mapping)} = ?`).run(value);
-  }
+  const fill =
+    field.defaultValue === null
+      ? ""
+      : ` DEFAULT ${sqlLiteral(encodeValue(field, defaultRecordValue(field)))}`;
+  db.run(
+    `ALTER TABLE ${quoteIdent(table)} ADD COLUMN ${quoteIdent(field.mapping)} ${columnType(field)}${fill}`,
+  );
   createFieldIndex(db, table, field);
+}
+
+/**
+ * A column value as an SQL literal (a DEFAULT takes no bound parameter).
+ * @throws Error for text holding U+0000, which ends an SQLite literal (definitions refuse such defaults).
+ */
+function sqlLiteral(value: ColumnValue): string {
+  if (value === null) return "NULL";
+  if (typeof value === "number") return String(value);
+  if (value.includes("\u0000")) throw new Error("a column default cannot hold U+0000");
+  return sqlString(value);
 }
 
 /** Drops a field's column (and index) if the table has it. */

@@ -4,7 +4,11 @@
  * leaves neither definitions nor storage behind.
  */
 import { describe, expect, test } from "bun:test";
+import { prepareFilter } from "../../../api/eql/check-filter.ts";
 import type { FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
+import type { FieldSpec } from "../../../api/model/field-factory.ts";
+import { defaultRecordValue } from "../../../api/model/field-values.ts";
+import type { RecordValues } from "../../../api/model/record-values.ts";
 import type { StoreWriter } from "../../../api/store/store.ts";
 import { ConflictError } from "../../../common/errors.ts";
 import {
@@ -19,6 +23,22 @@ import {
 import type { StoreUnderTest } from "./store-under-test.ts";
 
 const rolledBack = new Error("rolled back on purpose");
+
+/** A default of every type a default may have, as text that needs quoting where text can. */
+const DEFAULTS: Record<string, FieldSpec> = {
+  Note: { type: "string", defaultValue: `it's \\ "quoted" ✓` },
+  Body: { type: "textarea", defaultValue: "line one\nline two" },
+  Site: { type: "url", defaultValue: "https://example.com/?q='x'" },
+  Size: { type: "int", defaultValue: -5 },
+  Price: { type: "decimal", precision: 18, scale: 2, defaultValue: "12.5" },
+  Off: { type: "boolean", defaultValue: false },
+  On: { type: "boolean", defaultValue: true },
+  Day: { type: "date", defaultValue: "2024-02-29" },
+  At: { type: "datetime", defaultValue: Date.UTC(2024, 4, 1, 12, 30) },
+  Clock: { type: "time", defaultValue: "10:30:00.000" },
+  Kind: { type: "picklist", items: ["Small", "Large"], defaultValue: "Large" },
+  Tags: { type: "multipicklist", items: ["red", "green", "blue"], defaultValue: "red;blue" },
+};
 
 export function describeCatalogue(sut: StoreUnderTest): void {
   describe("catalogue", () => {
@@ -109,6 +129,41 @@ export function describeCatalogue(sut: StoreUnderTest): void {
       // Created again, it starts empty: nothing of the old records or storage is left.
       await sut.store.unitOfWork((tx) => tx.createCustomObject(tenantId(), object));
       expect(await listAll(sut.store, seeded.catalogue, object)).toEqual([]);
+    });
+
+    test("a field added with a default gives it to the records there, of every type; later records keep what they are given", async () => {
+      seeded = await seedTenant(sut.store);
+      const object = shelves();
+      await sut.store.unitOfWork((tx) => tx.createCustomObject(tenantId(), object));
+      const before = newRecord(object, seeded.user.id, { Label: "before" });
+      await sut.store.unitOfWork((tx) => tx.insertRecord(tenantId(), object, before));
+      const added = Object.entries(DEFAULTS).map(([name, spec]) => customField("Shelves", name, spec));
+      for (const field of added)
+        await sut.store.unitOfWork((tx) => tx.addCustomField(tenantId(), object, field));
+      const grown: ObjectDef = { ...object, fields: [...object.fields, ...added] };
+      const defaults = Object.fromEntries(added.map((field) => [field.name, defaultRecordValue(field)]));
+      // Written after, with every added field null: the default is not the column's for a new record.
+      const after = newRecord(grown, seeded.user.id, { Label: "after" });
+      await sut.store.unitOfWork((tx) => tx.insertRecord(tenantId(), grown, after));
+      const byLabel = (records: RecordValues[]) =>
+        records.toSorted((a, b) => String(a.Label).localeCompare(String(b.Label)));
+      expect(byLabel(await listAll(sut.store, seeded.catalogue, grown))).toEqual([
+        after,
+        { ...before, ...defaults },
+      ]);
+      // Filters see the defaults as stored values.
+      for (const text of [
+        "Note LIKE 'it%'",
+        "Size == -5",
+        "Off == false AND On == true",
+        "Tags INCLUDES ['blue']",
+      ]) {
+        const filter = prepareFilter(text, grown, seeded.catalogue);
+        expect({ text, count: await sut.store.countRecords(tenantId(), grown, filter, Date.now()) }).toEqual({
+          text,
+          count: 1,
+        });
+      }
     });
 
     test("storage changes are idempotent: creating what exists and dropping what is gone change nothing", async () => {
