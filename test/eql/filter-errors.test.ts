@@ -251,3 +251,17 @@ describe("messages", () => {
     }
   });
 });
+
+describe("a LIKE pattern's length", () => {
+  test("at most 1,000 characters (code points): one more is refused at the pattern", () => {
+    const refuse = (pattern: string) =>
+      expectError(`Name NOTLIKE '${pattern}'`, "filter", PARSE, [13, 1, 14]);
+    refuse("a".repeat(1001));
+    refuse(`%${"_".repeat(1000)}`);
+    const accept = (pattern: string) =>
+      prepareFilter(`Name LIKE '${pattern}'`, testObject("Things"), TEST_CATALOGUE, { mode: "filter" });
+    expect(() => accept("a".repeat(1000))).not.toThrow();
+    // Characters, not UTF-16 units: 1,000 emoji are 2,000 units.
+    expect(() => accept("😀".repeat(1000))).not.toThrow();
+  });
+});
