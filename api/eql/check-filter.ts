@@ -1,7 +1,8 @@
 /**
  * Syntax tree × object of a catalogue → checked filter (checked-filter.ts):
  * paths resolved through references, operators checked against field types,
- * literals coerced to their stored representation. Pure.
+ * literals coerced to their stored representation, sub-queries held to their
+ * limits. Pure.
  */
 import type { Catalogue, ObjectDef } from "../model/catalogue.ts";
 import { findObject } from "../model/catalogue.ts";
@@ -13,6 +14,19 @@ import { type ParseFilterOptions, parseFilter } from "./parse-filter.ts";
 import { type PathScope, resolveFieldPath, resolvePath } from "./resolve-path.ts";
 import { expectedError, filterError, quote } from "./source-text.ts";
 
+/**
+ * Most sub-queries in one filter. Each reads its object's whole table (no index serves a filter in
+ * general), so the GraphQL cost check prices each as a list query (document-limits.ts); this bounds
+ * what one filter argument adds to that price.
+ */
+export const MAX_SUBQUERIES = 8;
+/**
+ * Deepest nesting of sub-queries (one inside another's WHERE). Every level costs SQLite about 35 of
+ * its 1000 levels of expression depth (30 levels broke it), which the filter's other 64 levels of
+ * nesting share: 4 keep the whole well inside (test/store/sql/expression-depth.test.ts).
+ */
+export const MAX_SUBQUERY_DEPTH = 4;
+
 /** How a filter is checked. */
 export interface CheckFilterOptions {
   /** `extended`: paths start with `Current.`/`Previous.`, and `Operation` is a value. Default `filter`. */
@@ -23,12 +37,39 @@ function negate(condition: CheckedCondition, negated: boolean): CheckedCondition
   return negated ? { kind: "not", operand: condition } : condition;
 }
 
+/** The sub-queries met so far while checking one filter, and how deep the one being checked is. */
+interface SubqueryTally {
+  count: number;
+  depth: number;
+}
+
+function countSubquery(subquery: SubqueryNode, tally: SubqueryTally): void {
+  if (++tally.count > MAX_SUBQUERIES) {
+    throw filterError(
+      `filter has more than ${MAX_SUBQUERIES} sub-queries`,
+      subquery.position,
+      `at most ${MAX_SUBQUERIES} sub-queries`,
+      "another sub-query",
+    );
+  }
+  if (tally.depth + 1 > MAX_SUBQUERY_DEPTH) {
+    throw filterError(
+      `sub-queries nest deeper than ${MAX_SUBQUERY_DEPTH} levels`,
+      subquery.position,
+      `at most ${MAX_SUBQUERY_DEPTH} levels of sub-queries`,
+      "a deeper sub-query",
+    );
+  }
+}
+
 function checkSubquery(
   subject: Subject,
   node: InNode,
   subquery: SubqueryNode,
   scope: PathScope,
+  tally: SubqueryTally,
 ): CheckedCondition {
+  countSubquery(subquery, tally);
   const object = findObject(scope.catalogue, subquery.from.name);
   if (!object) {
     const names = scope.catalogue.objects.map((candidate) => candidate.name);
@@ -50,12 +91,14 @@ function checkSubquery(
     );
   }
   const inner = { object, catalogue: scope.catalogue, mode: "filter" } as const;
-  const where = subquery.where === null ? null : checkCondition(subquery.where, inner);
+  tally.depth++;
+  const where = subquery.where === null ? null : checkCondition(subquery.where, inner, tally);
+  tally.depth--;
   const valueClass = subjectTarget.valueClass;
   return negate({ kind: "inSelect", subject, valueClass, object, select, where }, node.negated);
 }
 
-function checkIn(node: InNode, scope: PathScope): CheckedCondition {
+function checkIn(node: InNode, scope: PathScope, tally: SubqueryTally): CheckedCondition {
   const subject = resolvePath(node.path, scope);
   const target = targetOf(subject, node.path);
   if (target.valueClass === "multipicklist") {
@@ -65,7 +108,7 @@ function checkIn(node: InNode, scope: PathScope): CheckedCondition {
       node.operatorPosition,
     );
   }
-  if (!Array.isArray(node.source)) return checkSubquery(subject, node, node.source, scope);
+  if (!Array.isArray(node.source)) return checkSubquery(subject, node, node.source, scope, tally);
   const orNull = node.source.some((literal) => literal.kind === "null");
   const values = node.source
     .filter((literal) => literal.kind !== "null")
@@ -92,17 +135,19 @@ function checkIncludes(node: IncludesNode, scope: PathScope): CheckedCondition {
   return negate({ kind: "includes", subject, values }, node.negated);
 }
 
-function checkCondition(node: FilterNode, scope: PathScope): CheckedCondition {
+function checkCondition(node: FilterNode, scope: PathScope, tally: SubqueryTally): CheckedCondition {
   switch (node.kind) {
     case "and":
-    case "or":
-      return { kind: node.kind, operands: node.operands.map((operand) => checkCondition(operand, scope)) };
+    case "or": {
+      const operands = node.operands.map((operand) => checkCondition(operand, scope, tally));
+      return { kind: node.kind, operands };
+    }
     case "not":
-      return { kind: "not", operand: checkCondition(node.operand, scope) };
+      return { kind: "not", operand: checkCondition(node.operand, scope, tally) };
     case "compare":
       return checkCompare(node, scope);
     case "in":
-      return checkIn(node, scope);
+      return checkIn(node, scope, tally);
     case "includes":
       return checkIncludes(node, scope);
   }
@@ -112,7 +157,7 @@ function checkCondition(node: FilterNode, scope: PathScope): CheckedCondition {
  * Types a parsed filter against `object` (references resolved in `catalogue`).
  * @throws UnknownFieldError for a name the object (or a referenced one) lacks, with valid names and a suggestion.
  * @throws FilterParseError for type errors (operator or literal unfit for the field), unknown sub-query objects,
- *   and picklist values outside the picklist's items.
+ *   picklist values outside the picklist's items, and sub-queries past `MAX_SUBQUERIES` or `MAX_SUBQUERY_DEPTH`.
  */
 function checkFilter(
   filter: FilterNode,
@@ -121,7 +166,11 @@ function checkFilter(
   options: CheckFilterOptions = {},
 ): CheckedFilter {
   const mode = options.mode ?? "filter";
-  return { object, mode, condition: checkCondition(filter, { object, catalogue, mode }) };
+  return {
+    object,
+    mode,
+    condition: checkCondition(filter, { object, catalogue, mode }, { count: 0, depth: 0 }),
+  };
 }
 
 /** `parseFilter` then `checkFilter`: filter text → checked filter, throwing the errors of either. */

@@ -1,8 +1,9 @@
 /** The checker: paths resolved, operators typed, literals coerced to the stored representation (record-codec.ts). */
 import { describe, expect, test } from "bun:test";
-import { prepareFilter } from "../../api/eql/check-filter.ts";
+import { MAX_SUBQUERIES, MAX_SUBQUERY_DEPTH, prepareFilter } from "../../api/eql/check-filter.ts";
 import type { FilterMode } from "../../api/eql/checked-filter.ts";
 import { STANDARD_OBJECTS } from "../../api/model/standard-objects.ts";
+import type { FilterParseError } from "../../common/errors.ts";
 import { renderChecked } from "./support/render-checked.ts";
 import { TEST_CATALOGUE, testObject } from "./support/test-catalogue.ts";
 
@@ -138,4 +139,49 @@ test("standard objects check too", () => {
   expect(renderChecked(prepareFilter(filter, jobs, catalogue).condition)).toBe(
     '(and (==:text Region.Name "North") (in:text JobStatus ["Queued" "Dispatched"]) (<:datetime Start NOW(7200000):datetime))',
   );
+});
+
+describe("sub-query limits (before any SQL runs, on every engine)", () => {
+  const prepare = (filter: string) => prepareFilter(filter, testObject("Owners"), TEST_CATALOGUE);
+  /** `UID IN (SELECT UID FROM Owners WHERE ` `depth` times around `inner`. */
+  const nested = (depth: number, inner = "Name == 'x'") =>
+    `${"UID IN (SELECT UID FROM Owners WHERE ".repeat(depth)}${inner}${")".repeat(depth)}`;
+  const siblings = (count: number) => Array(count).fill(nested(1)).join(" OR ");
+  const refusal = (filter: string) => {
+    try {
+      prepare(filter);
+    } catch (error) {
+      return error as FilterParseError;
+    }
+    throw new Error(`accepted: ${filter}`);
+  };
+
+  test(`${MAX_SUBQUERY_DEPTH} nested and ${MAX_SUBQUERIES} in all are accepted`, () => {
+    expect(MAX_SUBQUERY_DEPTH).toBe(4);
+    expect(MAX_SUBQUERIES).toBe(8);
+    expect(() => prepare(nested(4))).not.toThrow();
+    expect(() => prepare(`${nested(4)} OR ${siblings(4)}`)).not.toThrow();
+  });
+
+  test.each([5, 30, 60])("%i nested: FILTER_PARSE_ERROR at the fifth", (depth) => {
+    const error = refusal(nested(depth));
+    expect(error.code).toBe("filter_parse_error");
+    expect(error.message).toBe("sub-queries nest deeper than 4 levels at column 156");
+    expect(error.position.offset).toBe(nested(4).indexOf("Name") + "UID IN ".length);
+    expect(error.expected).toBe("at most 4 levels of sub-queries");
+  });
+
+  test("a ninth sub-query: FILTER_PARSE_ERROR at it", () => {
+    const filter = siblings(9);
+    const error = refusal(filter);
+    expect(error.code).toBe("filter_parse_error");
+    expect(error.message).toStartWith("filter has more than 8 sub-queries at column ");
+    expect(error.position.offset).toBe(filter.lastIndexOf("(SELECT"));
+  });
+
+  test("sub-queries in a sub-query count towards the 8", () => {
+    expect(refusal(`${nested(4)} OR ${nested(4)} OR ${nested(1)}`).message).toStartWith(
+      "filter has more than 8 sub-queries",
+    );
+  });
 });
