@@ -44,6 +44,19 @@ export interface SqlFilter<V> {
   joins: string[];
 }
 
+/**
+ * A piece of the WHERE text and how deep an engine's parse of it nests (`a = ?` is 1). SQLite refuses
+ * a statement nested past 1000 levels and counts what is inside a sub-query once more per sub-query
+ * around it, so the compiler keeps the depth down where it can (`joinChain`).
+ */
+interface SqlPiece {
+  sql: string;
+  height: number;
+}
+
+/** Chains of up to this many comparisons are written flat, as the filter wrote them. */
+const FLAT_CHAIN = 4;
+
 /** EQL's comparison operators in SQL (null-safe ones come from the dialect). */
 const SQL_OPERATORS = { "==": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=" } as const;
 
@@ -129,15 +142,23 @@ function compileCompare<V>(condition: Of<"compare">, scope: JoinScope<V>, state:
   return `${left} ${sqlOperator} ${column(right, scope, state)}`;
 }
 
-function compileInSelect<V>(condition: Of<"inSelect">, scope: JoinScope<V>, state: CompileState<V>): string {
+function compileInSelect<V>(
+  condition: Of<"inSelect">,
+  scope: JoinScope<V>,
+  state: CompileState<V>,
+): SqlPiece {
   const subject = column(condition.subject, scope, state);
   const inner = new JoinScope(condition.object, state.newAlias(), state);
   const selected = column(condition.select, inner, state);
   // Compiled before the joins are read: the WHERE may add some.
-  const where = condition.where === null ? "" : ` AND ${compileCondition(condition.where, inner, state)}`;
+  const where = condition.where === null ? null : compileCondition(condition.where, inner, state);
   const from = `${state.options.tableRef(condition.object)} AS ${quoteIdent(inner.alias)}`;
   const joins = inner.joins.map((join) => ` ${join}`).join("");
-  return `${subject} IN (SELECT ${selected} FROM ${from}${joins} WHERE ${selected} IS NOT NULL${where})`;
+  const test = `${selected} IS NOT NULL${where === null ? "" : ` AND ${where.sql}`}`;
+  return {
+    sql: `${subject} IN (SELECT ${selected} FROM ${from}${joins} WHERE ${test})`,
+    height: 2 + (where?.height ?? 1),
+  };
 }
 
 function compileIncludes<V>(condition: Of<"includes">, scope: JoinScope<V>, state: CompileState<V>): string {
@@ -147,40 +168,82 @@ function compileIncludes<V>(condition: Of<"includes">, scope: JoinScope<V>, stat
   return state.dialect.includesAny(list, values, alias);
 }
 
+const leaf = (sql: string): SqlPiece => ({ sql, height: 1 });
+
+/** The depth of `(p0 OP p1 OP ... OP pn)` parsed as engines do, left to right: `((p0 OP p1) OP ...) OP pn`. */
+function flatHeight(pieces: SqlPiece[]): number {
+  return Math.max(...pieces.map((piece, i) => piece.height + pieces.length - Math.max(i, 1)));
+}
+
+/** Where to halve `pieces` so that each half weighs about the same, a piece weighing 2^height. */
+function splitByWeight(pieces: SqlPiece[]): number {
+  const weights = pieces.map((piece) => 2 ** piece.height);
+  const total = weights.reduce((sum, weight) => sum + weight, 0);
+  let best = 1;
+  let bestGap = Number.POSITIVE_INFINITY;
+  let prefix = 0;
+  for (let i = 1; i < pieces.length; i++) {
+    prefix += weights[i - 1] as number;
+    const gap = Math.abs(total - 2 * prefix);
+    if (gap < bestGap) [best, bestGap] = [i, gap];
+  }
+  return best;
+}
+
+/**
+ * `(a AND b AND c)` as written while that nests no deeper than halving it would; else two halves of
+ * about equal weight, each in parentheses (the same condition: AND and OR are associative in
+ * three-valued logic too), so that a chain of 1000 comparisons nests 10 levels, not 1000, and a
+ * nested group in it one level more than its own. Chains of up to `FLAT_CHAIN` comparisons stay flat.
+ */
+function joinChain(pieces: SqlPiece[], operator: " AND " | " OR "): SqlPiece {
+  if (pieces.length === 1) return pieces[0] as SqlPiece;
+  const flat = flatHeight(pieces);
+  if (pieces.length > FLAT_CHAIN || pieces.some((piece) => piece.height > 1)) {
+    const at = splitByWeight(pieces);
+    const left = joinChain(pieces.slice(0, at), operator);
+    const right = joinChain(pieces.slice(at), operator);
+    const height = 1 + Math.max(left.height, right.height);
+    if (height < flat) return { sql: `(${left.sql}${operator}${right.sql})`, height };
+  }
+  return { sql: `(${pieces.map((piece) => piece.sql).join(operator)})`, height: flat };
+}
+
 function compileCondition<V>(
   condition: CheckedCondition,
   scope: JoinScope<V>,
   state: CompileState<V>,
-): string {
+): SqlPiece {
   switch (condition.kind) {
     case "and":
     case "or": {
       const parts = condition.operands.map((operand) => compileCondition(operand, scope, state));
-      return `(${parts.join(condition.kind === "and" ? " AND " : " OR ")})`;
+      return joinChain(parts, condition.kind === "and" ? " AND " : " OR ");
     }
-    case "not":
-      return `(NOT ${compileCondition(condition.operand, scope, state)})`;
+    case "not": {
+      const operand = compileCondition(condition.operand, scope, state);
+      return { sql: `(NOT ${operand.sql})`, height: operand.height + 1 };
+    }
     case "compare":
-      return compileCompare(condition, scope, state);
+      return leaf(compileCompare(condition, scope, state));
     case "isNull":
-      return `${column(condition.subject, scope, state)} IS NULL`;
+      return leaf(`${column(condition.subject, scope, state)} IS NULL`);
     case "unknown":
-      return state.dialect.literals.unknown;
+      return leaf(state.dialect.literals.unknown);
     case "like":
-      return state.dialect.like(
-        column(condition.subject, scope, state),
-        state.bind(condition.pattern, "text"),
+      return leaf(
+        state.dialect.like(column(condition.subject, scope, state), state.bind(condition.pattern, "text")),
       );
     case "in": {
       const subject = column(condition.subject, scope, state);
       const values = condition.values.map((value) => state.bind(value, condition.valueClass)).join(", ");
       const test = `${subject} IN (${values})`;
-      return condition.orNull ? `(${test} OR ${subject} IS NULL)` : test;
+      return condition.orNull ? { sql: `(${test} OR ${subject} IS NULL)`, height: 2 } : leaf(test);
     }
     case "inSelect":
       return compileInSelect(condition, scope, state);
     case "includes":
-      return compileIncludes(condition, scope, state);
+      return leaf(compileIncludes(condition, scope, state));
   }
 }
 
@@ -197,6 +260,6 @@ export function compileFilter<V>(
     throw new Error("extended filters are evaluated in memory, not compiled to SQL");
   const state = new CompileState(dialect, options);
   const scope = new JoinScope(filter.object, options.alias, state);
-  const where = compileCondition(filter.condition, scope, state);
+  const where = compileCondition(filter.condition, scope, state).sql;
   return { where, params: state.params, joins: scope.joins };
 }
