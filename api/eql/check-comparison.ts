@@ -81,8 +81,7 @@ function checkLike(node: CompareNode, scope: PathScope): CheckedCondition {
         right.position,
       );
     like = { kind: "like", subject, pattern: canonicalLikePattern(right.value) };
-  }
-  else
+  } else
     throw expectedError(`a string pattern after '${node.operator}'`, describeOperand(right), right.position);
   return node.operator === "NOTLIKE" ? { kind: "not", operand: like } : like;
 }

@@ -4,8 +4,11 @@
  * is its own LIMIT_EXCEEDED message:
  * - depth: selection-set levels;
  * - aliases: aliased fields, counted as often as their fragments are spread;
- * - scans: list queries (`jobs(...)`) and `totalCount`s, each a store query
- *   that may read the tenant's whole table (a filter or order no index serves);
+ * - scans: list queries (`jobs(...)`), `totalCount`s and the sub-queries of
+ *   filters (a list query's or a reverse list's), each a store query or part of
+ *   one that may read the tenant's whole table (a filter or order no index
+ *   serves). A filter given as a variable is counted with the request's value
+ *   (`hasFilterVariables` says when a document needs that second check);
  * - cost: rows listed (`first`, a reverse list's `limit`; sizes multiply down
  *   the tree), rows skipped (`offset`), and one per field selection once
  *   fragments are spread. Arguments given as variables are taken at their
@@ -34,7 +37,9 @@ import {
   type SelectionSetNode,
   TypeMetaFieldDef,
   TypeNameMetaFieldDef,
+  visit,
 } from "graphql";
+import { countSubqueries } from "../eql/count-subqueries.ts";
 import { type IntrospectionSizes, introspectionSizes } from "./introspection-sizes.ts";
 
 export interface DocumentLimits {
@@ -78,26 +83,64 @@ const CEILING = Number.MAX_SAFE_INTEGER;
 const add = (a: number, b: number) => Math.min(a + b, CEILING);
 const times = (a: number, b: number) => Math.min(a * b, CEILING);
 
-/** The first limit the operation breaks, as a message; null when it keeps them all. */
+/** A request's variables, as sent. */
+type Variables = Readonly<Record<string, unknown>>;
+
+/**
+ * The first limit the operation breaks, as a message; null when it keeps them all. `variables`: the
+ * request's, for the filters given as variables (without them, those count as their defaults).
+ */
 export function checkDocumentLimits(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   limits: DocumentLimits,
+  variables: Variables | null = null,
 ): string | null {
   const root = schema.getRootType(operation.operation);
   if (!root) return null;
-  const tally = tallyOperation(schema, document, operation.selectionSet, root, limits);
+  const filters = filterTexts(operation, variables);
+  const tally = tallyOperation(schema, document, operation.selectionSet, root, limits, filters);
   const cost = add(tally.perRow, tally.selections);
   if (tally.levels > limits.maxDepth)
     return `the query is nested ${tally.levels} levels deep; at most ${limits.maxDepth} are allowed`;
   if (tally.aliases > limits.maxAliases)
     return `the document uses ${tally.aliases} aliases; at most ${limits.maxAliases} are allowed`;
   if (tally.scans > limits.maxScans)
-    return `the query asks for ${tally.scans} lists and totalCounts (each may read a whole table); at most ${limits.maxScans} are allowed`;
+    return `the query asks for ${tally.scans} lists and totalCounts, its filters' sub-queries counted (each may read a whole table); at most ${limits.maxScans} are allowed`;
   if (cost > limits.maxCost)
     return `the query could read about ${Math.ceil(cost)} values (rows listed or skipped, and fields); at most ${limits.maxCost} are allowed (lower first, offset or limit)`;
   return null;
+}
+
+/** Whether some `filter` argument of `document` takes a variable: its price depends on each request's value. */
+export function hasFilterVariables(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Argument(argument) {
+      if (argument.name.value === "filter" && argument.value.kind === Kind.VARIABLE) found = true;
+    },
+  });
+  return found;
+}
+
+/** A field's `filter` text: written in the document, or the variable's value (its default when not given). */
+type FilterTexts = (field: FieldNode) => string | null;
+
+function filterTexts(operation: OperationDefinitionNode, variables: Variables | null): FilterTexts {
+  const defaults = new Map<string, string>();
+  for (const definition of operation.variableDefinitions ?? []) {
+    const value = definition.defaultValue;
+    if (value?.kind === Kind.STRING) defaults.set(definition.variable.name.value, value.value);
+  }
+  return (field) => {
+    const value = field.arguments?.find((arg) => arg.name.value === "filter")?.value;
+    if (value?.kind === Kind.STRING) return value.value;
+    if (value?.kind !== Kind.VARIABLE) return null;
+    const name = value.name.value;
+    const given = variables && name in variables ? variables[name] : defaults.get(name);
+    return typeof given === "string" ? given : null;
+  };
 }
 
 function tallyOperation(
@@ -106,6 +149,7 @@ function tallyOperation(
   selectionSet: SelectionSetNode,
   root: GraphQLObjectType,
   limits: DocumentLimits,
+  filters: FilterTexts,
 ): Tally {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -156,8 +200,9 @@ function tallyOperation(
       if (!definition) continue;
       const price = priceField(selection, definition, type, context, limits, sizes);
       if (!price) continue;
+      const filter = isIntrospection(type) ? null : filters(selection);
       tally.selections = add(tally.selections, 1);
-      tally.scans = add(tally.scans, price.scans);
+      tally.scans = add(tally.scans, add(price.scans, filter ? countSubqueries(filter) : 0));
       tally.perRow = add(tally.perRow, add(price.rows, price.skipped));
       const child = getNamedType(definition.type);
       if (!selection.selectionSet || !isObjectType(child)) continue;

@@ -11,6 +11,7 @@ import {
   type ExecutionResult,
   execute,
   type GraphQLError,
+  type GraphQLSchema,
   type OperationDefinitionNode,
   type OperationTypeNode,
   parse,
@@ -25,7 +26,7 @@ import type { CatalogueService } from "../catalogue/catalogue-service.ts";
 import type { Catalogue } from "../model/catalogue.ts";
 import { type CachedDocument, createDocumentCache } from "./document-cache.ts";
 
-import { checkDocumentLimits, type DocumentLimits } from "./document-limits.ts";
+import { checkDocumentLimits, type DocumentLimits, hasFilterVariables } from "./document-limits.ts";
 import { MAX_DOCUMENT_NESTING, nestsDeeperThan } from "./document-nesting.ts";
 import { compiledBytes } from "./document-size.ts";
 import { formatGraphQLError, isUnexpected, requestError } from "./format-error.ts";
@@ -116,6 +117,30 @@ export function createGraphQLService(
       return { failure: { errors } };
     }
     return documents.add(tenantId, tenantSchema.version, query, document);
+  }
+
+  /** Documents with a `filter` given as a variable: priced again with each request's values. */
+  const filterVariables = new WeakMap<DocumentNode, boolean>();
+
+  /**
+   * The limit a request breaks with its variables (a filter's sub-queries are priced as scans, and a
+   * filter given as a variable is only known now), as a message; null when it keeps them all, or
+   * when its document has no filter given as a variable (checked once, when it was prepared).
+   */
+  function variablesBreach(
+    schema: GraphQLSchema,
+    prepared: CachedDocument,
+    operation: OperationDefinitionNode,
+    request: GraphQLRequest,
+  ): string | null {
+    let priced = filterVariables.get(prepared.document);
+    if (priced === undefined) {
+      priced = hasFilterVariables(prepared.document);
+      filterVariables.set(prepared.document, priced);
+    }
+    return priced
+      ? checkDocumentLimits(schema, prepared.document, operation, limits, request.variables ?? {})
+      : null;
   }
 
   /**
@@ -230,6 +255,11 @@ export function createGraphQLService(
     const prepared = documents.kept(principal.tenantId, catalogue.version, request.query);
     const operation = prepared && operationOf(prepared, request);
     if (!prepared || !operation) return null;
+    const breach = variablesBreach(schemas.get(catalogue).schema, prepared, operation, request);
+    if (breach) {
+      const body = requestError("LIMIT_EXCEEDED", breach);
+      return { status: 200, body, requestError: true, operation: operation.operation };
+    }
     let answer: GraphQLAnswer | null = null;
     if (operation.operation === "query" && reads) {
       const variables = request.variables;
@@ -311,6 +341,8 @@ export function createGraphQLService(
           operation.operation,
         );
       }
+      const breach = variablesBreach(tenantSchema.schema, prepared, operation, request);
+      if (breach) return answer(requestError("LIMIT_EXCEEDED", breach), 200, operation.operation);
       return (await run(principal, catalogue, tenantSchema, prepared, operation, request)).answer;
     },
   };

@@ -173,6 +173,76 @@ describe("store work is priced before the store is asked", () => {
   });
 });
 
+describe("filter sub-queries are limited and priced", () => {
+  /** `UID IN (SELECT UID FROM Regions WHERE ` `depth` times around `inner` (the report's filter). */
+  const nested = (depth: number, inner = "Name == 'North'") =>
+    `${"UID IN (SELECT UID FROM Regions WHERE ".repeat(depth)}${inner}${")".repeat(depth)}`;
+  const regions = (filter: string) => `{ regions(filter: ${JSON.stringify(filter)}) { totalCount } }`;
+
+  test.each([30, 29])(
+    "%i nested (INTERNAL from 30 before): priced past the scans, no store read",
+    async (depth) => {
+      const { body, reads } = await measured(regions(nested(depth)));
+      expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+      expect(body.errors?.[0]?.message).toContain(`${depth + 2} lists and totalCounts`);
+      expect(reads).toBe(0);
+    },
+  );
+
+  test("28 nested with NOTLIKE at each level (INTERNAL before), as a variable: LIMIT_EXCEEDED", async () => {
+    const level = "UID IN (SELECT UID FROM Regions WHERE Description NOTLIKE '%zz%' AND ";
+    const f = `${level.repeat(28)}Name == 'x'${")".repeat(28)}`;
+    const { body, reads } = await measured("query ($f: String) { regions(filter: $f) { totalCount } }", {
+      f,
+    });
+    expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(reads).toBe(0);
+  });
+
+  test.each([5, 8])(
+    "%i nested, within the scans: FILTER_PARSE_ERROR at the fifth, no store read",
+    async (depth) => {
+      const { body, reads } = await measured(regions(nested(depth)));
+      expect(body.errors?.[0]?.extensions.code).toBe("FILTER_PARSE_ERROR");
+      expect(body.errors?.[0]?.message).toBe("sub-queries nest deeper than 4 levels at column 160");
+      expect(body.errors?.[0]?.extensions.position).toEqual({ offset: 159, line: 1, column: 160 });
+      expect(reads).toBe(0);
+    },
+  );
+
+  test("4 nested and 8 in all still run", async () => {
+    const eight = `${nested(4)} AND ${Array(4).fill(nested(1)).join(" AND ")}`;
+    const { body } = await measured(regions(eight));
+    expect(body.errors).toBeUndefined();
+    expect(body.data).toEqual({ regions: { totalCount: 1 } });
+  });
+
+  test("each sub-query is priced as a scan: the report's 5 aliases are refused, no store read", async () => {
+    // 5 × (list + totalCount + 8 sub-queries) = 50 scans; one such request of 20 nested took 207 ms of the loop.
+    const filter = `${Array(8).fill("UID IN (SELECT UID FROM Jobs WHERE Description LIKE '%a%')").join(" OR ")} OR Duration == 1`;
+    const { body, reads } = await measured(
+      `{ ${repeat(5, (i) => `a${i}: jobs(filter: ${JSON.stringify(filter)}) { totalCount }`)} }`,
+    );
+    expect(body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(body.errors?.[0]?.message).toContain("50 lists and totalCounts, its filters' sub-queries counted");
+    expect(reads).toBe(0);
+  });
+
+  test("a filter given as a variable is priced with each request's value", async () => {
+    const query = `query ($f: String) { a: jobs(filter: $f) { totalCount } b: jobs(filter: $f) { totalCount } }`;
+    const cheap = await measured(query, { f: "UID IN (SELECT UID FROM Jobs WHERE Duration == 1)" });
+    expect(cheap.body.errors).toBeUndefined();
+    expect(cheap.body.data).toEqual({ a: { totalCount: 1 }, b: { totalCount: 1 } });
+    // The same document again (kept by now): 2 × (1 + 1 + 4) = 12 scans.
+    const dear = await measured(query, {
+      f: Array(4).fill(nested(1).replace("Regions", "Jobs")).join(" OR "),
+    });
+    expect(dear.body.errors?.[0]?.extensions.code).toBe("LIMIT_EXCEEDED");
+    expect(dear.body.errors?.[0]?.message).toContain("12 lists and totalCounts");
+    expect(dear.reads).toBe(0);
+  });
+});
+
 describe("bracket nesting is bounded before the parser recurses", () => {
   test("a list literal nested 50,000 deep is a parse error that says why, not the parser's stack overflow", async () => {
     const deep = `{ regions(filter: ${"[".repeat(50_000)}${"]".repeat(50_000)}) { totalCount } }`;

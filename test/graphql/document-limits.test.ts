@@ -206,6 +206,26 @@ const TABLE: [what: string, query: string, expected: RegExp | null, limits?: Par
     null,
   ],
   [
+    "each sub-query of a filter is a scan: a list with its count and 8 sub-queries passes",
+    `{ jobs(filter: "${Array(8).fill("UID IN (SELECT UID FROM Jobs)").join(" OR ")}") { totalCount } }`,
+    null,
+  ],
+  [
+    "each sub-query of a filter is a scan: a ninth is over",
+    `{ jobs(filter: "${Array(9).fill("UID IN (select UID FROM Jobs)").join(" OR ")}") { totalCount } }`,
+    SCANS,
+  ],
+  [
+    "sub-queries of a reverse list's filter are scans too; a string holding '(SELECT' is none",
+    `{ jobs { edges { node { JobAllocations(filter: "${Array(10).fill("UID IN (SELECT UID FROM Jobs) OR Name == '(SELECT'").join(" OR ")}") { UID } } } } }`,
+    SCANS,
+  ],
+  [
+    "a filter given as a variable counts as its default when the request's value is not known",
+    `query ($f: String = "${Array(9).fill("UID IN (SELECT UID FROM Jobs)").join(" OR ")}") { jobs(filter: $f) { totalCount } }`,
+    SCANS,
+  ],
+  [
     "aliases inside introspection count",
     `{ __schema { ${repeat(101, (i) => `a${i}: types { name }`)} } }`,
     ALIASES,
@@ -224,7 +244,7 @@ describe("document limits", () => {
   test("each limit names its figures", () => {
     expect(breach(nested(13))).toBe("the query is nested 13 levels deep; at most 12 are allowed");
     expect(breach(`{ ${repeat(6, (i) => `a${i}: jobs { totalCount }`)} }`)).toBe(
-      "the query asks for 12 lists and totalCounts (each may read a whole table); at most 10 are allowed",
+      "the query asks for 12 lists and totalCounts, its filters' sub-queries counted (each may read a whole table); at most 10 are allowed",
     );
     // 10 × (1 row + 10000 skipped + edges + node + UID), and 40 field selections.
     expect(
