@@ -254,9 +254,8 @@ describe("document limits", () => {
     );
   });
 
-  test("the 24-fragment bomb is priced (2^24 selections) without being expanded: in milliseconds", () => {
-    const started = performance.now();
+  // Not timed (speed lives in bench/): expanded, the bomb took 21 s, past the test's timeout.
+  test("the 24-fragment bomb is priced (2^24 selections) without being expanded", () => {
     expect(breach(fragmentBomb(`jobsById(UID: "x") { $ }`, 24, 2))).toContain(`about ${2 ** 25 + 2} values`);
-    expect(performance.now() - started).toBeLessThan(50);
   });
 });

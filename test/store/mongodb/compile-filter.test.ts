@@ -231,14 +231,13 @@ describe("LIKE as a regular expression", () => {
 
   // The attack: a pattern of many %-separated segments against a long value that almost matches.
   // As `^.*a.*a…b$` a backtracking engine (PCRE, JavaScript) tries O(n^k) splits; placed at their
-  // first occurrences the segments are matched in one pass.
-  test("thirty %a segments against 20,000 a's are decided in well under a second", () => {
+  // first occurrences the segments are matched in one pass. Not timed (speed lives in bench/): the
+  // backtracking form would run for years, past the test's timeout.
+  test("thirty %a segments against 20,000 a's are decided", () => {
     const pattern = `${"%a".repeat(30)}%b`;
     const value = "a".repeat(20_000);
-    const started = performance.now();
     expect(regexOf(pattern).test(value)).toBe(false);
     expect(regexOf(pattern).test(`${value}b`)).toBe(true);
-    expect(performance.now() - started).toBeLessThan(500);
   });
 
   test("a pattern whose regex the server would refuse as too long is a LimitExceededError", () => {
