@@ -16,9 +16,8 @@ import {
 import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
 import { memberName } from "../model/member-name.ts";
 import type { FieldValue, RecordValues } from "../model/record-values.ts";
+import { isUid } from "../model/uid.ts";
 import type { WriteState } from "./write-state.ts";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Each object's fields by member name, built once per definition (a catalogue's objects are never changed, only replaced). */
 const membersOf = new WeakMap<ObjectDef, Map<string, FieldDef>>();
@@ -97,7 +96,7 @@ export function uidFor(
       `idAlias '${value}' names a record of ${aliased.objectName}; a record of ${object.name} is expected here`,
     );
   if (aliased) return aliased.uid;
-  if (!UUID.test(value))
+  if (!isUid(value))
     throw new UnknownIdAliasError(
       `'${value}' is neither a UID nor an idAlias defined earlier in this mutation`,
     );
@@ -109,7 +108,7 @@ export function uidFor(
  * @throws ValidationError when it is no UID; UniqueViolationError when a record of `object` has it.
  */
 export async function chosenUid(state: WriteState, object: ObjectDef, uid: string): Promise<string> {
-  if (!UUID.test(uid))
+  if (!isUid(uid))
     throw new ValidationError(`UID: '${uid}' is not a UID`, [{ path: "UID", message: "is not a UID" }]);
   if (await loadOne(state, object, uid))
     throw new UniqueViolationError(`${object.name}.UID must be unique: another record has '${uid}'`);
