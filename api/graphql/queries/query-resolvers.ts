@@ -49,7 +49,7 @@ export function createQueryResolvers(store: Store, catalogue: Catalogue, limits:
     (_source, args: ListArgs, context, info) => {
       const { first, offset } = pageWindow(args.first, args.offset, limits);
       const { filter, order, fingerprint } = prepare(object, args.filter, args.orderBy);
-      const after = args.after ? decodeCursor(args.after, fingerprint, order.length) : null;
+      const after = args.after ? decodeCursor(args.after, fingerprint, order) : null;
       const now = Date.now();
       const tenantId = context.principal.tenantId;
       const listed = store.listRecords(tenantId, object, {
