@@ -17,6 +17,9 @@ export const MAX_FIELDS_PER_OBJECT_CEILING = 1000;
  */
 const MAX_FEED_PARTITIONS = 256;
 
+/** The largest statement_timeout PostgreSQL takes (an int of ms). */
+const MAX_STATEMENT_TIMEOUT_MS = 2_147_483_647;
+
 export const ApiConfigSchema = z.object({
   ...sharedConfigFields,
   /** TCP port of the HTTP API. Default 3000. */
@@ -122,6 +125,17 @@ export const ApiConfigSchema = z.object({
   FEED_PARTITIONS: z.preprocess(
     emptyAsUndefined,
     z.coerce.number().int().positive().max(MAX_FEED_PARTITIONS).optional(),
+  ),
+  /**
+   * On PostgreSQL, the longest a statement of this process's store may run, in ms (the server's
+   * statement_timeout on every pooled connection): past it the server cancels it and the request
+   * answers LIMIT_EXCEEDED (REST `400 limit_exceeded`). It also bounds how long a tenant's read
+   * waits for its share of the pool. Migrations and a catalogue change's index build are free of
+   * it. 0: no limit. Default 10000. SQLite and MongoDB ignore it.
+   */
+  STORE_STATEMENT_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce.number().int().min(0).max(MAX_STATEMENT_TIMEOUT_MS).default(10_000),
   ),
   /**
    * How long finished deliveries (succeeded or failed) and their attempts stay in the delivery log,

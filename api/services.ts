@@ -37,7 +37,9 @@ type CoreConfig = Pick<
   | "TENANT_CACHE_SIZE"
   | "CUSTOM_MAX_FIELDS_PER_OBJECT"
   | "FEED_PARTITIONS"
->;
+> &
+  // The admin tool sets no statement time limit (a store copy's reads may rightly run long).
+  Partial<Pick<ApiConfig, "STORE_STATEMENT_TIMEOUT_MS">>;
 
 /**
  * @throws ConfigError when the configuration chooses an engine that is not available, or change-feed

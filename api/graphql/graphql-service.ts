@@ -18,7 +18,7 @@ import {
   validate,
 } from "graphql";
 import { compileQuery, isCompiledQuery } from "graphql-jit";
-import { CatalogueChangedError } from "../../common/errors.ts";
+import { CatalogueChangedError, LimitExceededError, UnavailableError } from "../../common/errors.ts";
 import type { Logger } from "../../common/log.ts";
 import { currentRequestId } from "../../common/request-context.ts";
 import type { Principal } from "../auth/principal.ts";
@@ -175,6 +175,24 @@ export function createGraphQLService(
         : undefined;
 
   /**
+   * `reads.data` (null without whole reads), or, when the store refused the read for its own
+   * bounds (a statement past its time limit, the tenant's share of the pool busy), the answer
+   * saying so: the resolvers would meet the same bound after as long.
+   */
+  async function readWhole(
+    operation: OperationDefinitionNode,
+    ...args: Parameters<ReadAnswers["data"]>
+  ): Promise<string | GraphQLAnswer | null> {
+    try {
+      return (await reads?.data(...args)) ?? null;
+    } catch (error) {
+      if (!(error instanceof LimitExceededError || error instanceof UnavailableError)) throw error;
+      const body = { ...requestError(error.code.toUpperCase(), error.message), data: null };
+      return { status: 200, body, operation: operation.operation };
+    }
+  }
+
+  /**
    * Runs a valid operation with `catalogue` (the one `tenantSchema` was built from): a query the
    * store reads whole, else the resolvers. `catalogueMoved`: the answer has errors that another
    * version of the catalogue explains (a write refused for it, storage gone under a resolver).
@@ -187,7 +205,8 @@ export function createGraphQLService(
     operation: OperationDefinitionNode,
     request: GraphQLRequest,
   ): Promise<{ answer: GraphQLAnswer; catalogueMoved: boolean }> {
-    const data = await reads?.data(
+    const data = await readWhole(
+      operation,
       principal.tenantId,
       catalogue,
       tenantSchema.schema,
@@ -195,6 +214,7 @@ export function createGraphQLService(
       operation,
       request.variables,
     );
+    if (typeof data === "object" && data !== null) return { answer: data, catalogueMoved: false };
     if (data)
       return {
         answer: { status: 200, body: `{"data":${data}}`, operation: operation.operation },
@@ -264,7 +284,8 @@ export function createGraphQLService(
     if (operation.operation === "query" && reads) {
       const variables = request.variables;
       const schema = schemas.get(catalogue).schema;
-      const data = await reads.data(
+      const data = await readWhole(
+        operation,
         principal.tenantId,
         catalogue,
         schema,
@@ -273,7 +294,9 @@ export function createGraphQLService(
         variables,
         true,
       );
-      if (data !== null) answer = { status: 200, body: `{"data":${data}}`, operation: operation.operation };
+      if (typeof data === "string")
+        answer = { status: 200, body: `{"data":${data}}`, operation: operation.operation };
+      else if (data !== null) answer = data;
     } else if (operation.operation === "mutation" && !viaGet) {
       const ran = await run(principal, catalogue, schemas.get(catalogue), prepared, operation, request);
       // A mutation that failed wrote nothing. Its errors may be the kept catalogue's own (variables

@@ -25,7 +25,10 @@ export async function openEngine(location: StoreLocation): Promise<OpenedEngine>
     case "sqlite":
       return openSqliteEngine(location.path);
     case "postgres":
-      return openPostgresEngine(location.url, { maxConnections: location.poolSize });
+      return openPostgresEngine(location.url, {
+        maxConnections: location.poolSize,
+        statementTimeoutMs: location.statementTimeoutMs,
+      });
     case "mongodb":
       // Reached only with STORE_EXPERIMENTAL=mongodb (store-location.ts refuses MONGODB_URL alone).
       return openMongoEngine(location.url);

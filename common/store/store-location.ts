@@ -16,6 +16,8 @@ export type StoreLocation =
       url: string;
       /** Connections the process keeps to the server at most (DATABASE_POOL_SIZE); unset: the engine's default. */
       poolSize?: number | undefined;
+      /** The statement time limit of its connections, ms (STORE_STATEMENT_TIMEOUT_MS); unset or 0: none. */
+      statementTimeoutMs?: number | undefined;
     }
   | { engine: "mongodb" /** `mongodb://` or `mongodb+srv://` replica-set URL. */; url: string };
 
@@ -24,6 +26,8 @@ export interface StoreSettings {
   DATA_DIR: string;
   DATABASE_URL?: string | undefined;
   DATABASE_POOL_SIZE?: number | undefined;
+  /** The API's statement time limit on PostgreSQL, ms; the dispatcher and the admin tool set none. */
+  STORE_STATEMENT_TIMEOUT_MS?: number | undefined;
   MONGODB_URL?: string | undefined;
   /** The experimental engine allowed to start (`mongodb`), if any. */
   STORE_EXPERIMENTAL?: "mongodb" | undefined;
@@ -55,7 +59,12 @@ export function storeLocationOf(settings: Readonly<StoreSettings>): StoreLocatio
       "DATABASE_URL, MONGODB_URL: each chooses a store engine; set one of them, not both",
     ]);
   if (settings.DATABASE_URL)
-    return { engine: "postgres", url: settings.DATABASE_URL, poolSize: settings.DATABASE_POOL_SIZE };
+    return {
+      engine: "postgres",
+      url: settings.DATABASE_URL,
+      poolSize: settings.DATABASE_POOL_SIZE,
+      statementTimeoutMs: settings.STORE_STATEMENT_TIMEOUT_MS,
+    };
   if (settings.MONGODB_URL) {
     if (settings.STORE_EXPERIMENTAL !== "mongodb") throw new ConfigError([MONGODB_EXPERIMENTAL_REFUSAL]);
     return { engine: "mongodb", url: settings.MONGODB_URL };

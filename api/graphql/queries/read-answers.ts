@@ -5,9 +5,11 @@
  * resolvers answer: no plan, a variable or argument they would refuse, or a
  * record that breaks the schema's promises (the store's read then fails);
  * or, for a catalogue not checked against the store yet, that the store's
- * is at another version (or the read failed: the caller checks).
+ * is at another version (or the read failed: the caller checks). A read the
+ * store refused for its bounds (LimitExceededError, UnavailableError) throws.
  */
 import { type GraphQLSchema, getVariableValues, type OperationDefinitionNode } from "graphql";
+import { LimitExceededError, UnavailableError } from "../../../common/errors.ts";
 import { describeError, type Logger } from "../../../common/log.ts";
 import type { Catalogue } from "../../model/catalogue.ts";
 import type { ReadValue } from "../../store/read-tree.ts";
@@ -31,6 +33,8 @@ export function createReadAnswers(
     /**
      * The answer's `data` as JSON text, or null when the resolvers must answer; `unchecked` when
      * `catalogue` was not checked against the store's version: then the read checks it.
+     * @throws LimitExceededError (a statement past the store's time limit) or UnavailableError (the
+     * tenant's share of the store busy), which the resolvers would meet again.
      */
     async data(
       tenantId: string,
@@ -78,6 +82,9 @@ export function createReadAnswers(
       try {
         return await readJson(tenantId, plan.tree, values, unchecked ? catalogue.version : undefined);
       } catch (error) {
+        // The store's own bounds (a statement past its time limit, the tenant's share of the pool
+        // taken): the resolvers would meet them again, after as long, so they are the answer.
+        if (error instanceof LimitExceededError || error instanceof UnavailableError) throw error;
         // Expected for records that break the schema (the resolvers then answer with the error).
         log.debug("query answered by the resolvers: the store's whole read failed", describeError(error));
         return null;

@@ -33,13 +33,22 @@ export function indexName(object: Pick<ObjectDef, "mapping">, field: FieldDef): 
 
 const hasIndex = (field: FieldDef) => field.type !== "id" && (field.unique || field.type === "reference");
 
+/**
+ * Builds a field's index, free of the store's statement_timeout (postgres-engine.ts) for that one
+ * statement: on a table already holding many rows (a unique or reference field added to a big
+ * object) the build reads them all, which may rightly take longer than any request's statement,
+ * and cutting it would make the field impossible to add. Administrators alone change a catalogue,
+ * one change at a time per tenant. The limit comes back for the rest of the unit of work.
+ */
 async function createFieldIndex(db: Runner, schema: string, object: ObjectDef, field: FieldDef) {
   if (!hasIndex(field)) return;
   const unique = field.unique ? "UNIQUE " : "";
+  await db.run("SET LOCAL statement_timeout = 0");
   await db.run(
     `CREATE ${unique}INDEX IF NOT EXISTS ${quoteIdent(indexName(object, field))}
      ON ${tableRef(schema, object)} (${quoteIdent(field.mapping)})`,
   );
+  await db.run("SET LOCAL statement_timeout TO DEFAULT");
 }
 
 async function existingColumns(db: Runner, schema: string, object: ObjectDef): Promise<Set<string>> {

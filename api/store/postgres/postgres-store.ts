@@ -22,11 +22,14 @@ import { createPostgresSession } from "./postgres-session.ts";
 import { settleFeedPartitions } from "./settle-feed-partitions.ts";
 import { createTableGrowth } from "./table-growth.ts";
 import { createTenantSchemas } from "./tenant-schemas.ts";
+import { createTenantShare, type TenantShare } from "./tenant-share.ts";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs } from "./unit-of-work-retry.ts";
 
 export interface PostgresStoreOptions {
   /** Connections in the pool (default DEFAULT_POOL_SIZE, store-location.ts): units of work under way at once, reads included. */
   maxConnections?: number;
+  /** The statement time limit of the pool's connections, ms (default 0: none; postgres-engine.ts). */
+  statementTimeoutMs?: number;
   /** How units of work that fail to serialize are run again (default: DEFAULT_RETRY). */
   retry?: RetryPolicy;
   /**
@@ -43,7 +46,20 @@ export interface PostgresStoreOptions {
   feedPartitions?: number;
   /** Rows this process writes into a table before it first runs ANALYZE on it (default 1,000; table-growth.ts). */
   analyzeAfterRows?: number;
+  /**
+   * Record reads of one tenant under way at once on this process (tenant-share.ts; default
+   * ⌈pool ÷ 2⌉, so one tenant's slow reads leave the other half of the pool to the rest).
+   */
+  tenantShare?: number;
 }
+
+/** Most record reads of one tenant waiting for its share at once, per process (bounds their memory). */
+const MAX_WAITING_PER_TENANT = 1000;
+
+type StoreBuildOptions = Pick<
+  PostgresStoreOptions,
+  "retry" | "feedPartitions" | "lockTimeoutMs" | "analyzeAfterRows" | "tenantShare"
+>;
 
 /**
  * Opens the engine on the database `url` names (`postgres://…`) and the store on it.
@@ -61,7 +77,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
  */
 export async function postgresStoreOn(
   engine: PostgresEngine,
-  options: Pick<PostgresStoreOptions, "retry" | "feedPartitions" | "lockTimeoutMs" | "analyzeAfterRows"> = {},
+  options: StoreBuildOptions = {},
 ): Promise<Store> {
   try {
     const feedPartitions = await settleFeedPartitions(engine.sql, options.feedPartitions);
@@ -81,19 +97,51 @@ async function commit(runner: Runner): Promise<void> {
   if (answer !== "COMMIT") throw new Error(`the unit of work did not commit (the server answered ${answer})`);
 }
 
+/** The record reads a client shapes (filters, sizes, order), each run within its tenant's share. */
+const SHARED_READS = [
+  "findRecords",
+  "findRecordByValue",
+  "countReferencing",
+  "listRecords",
+  "countRecords",
+  "listRelated",
+  "readJson",
+] as const;
+
+/** `reads` with its record reads (SHARED_READS, the tenant their first argument) run within `share`. */
+function withinShares(reads: StoreWriter, share: TenantShare): StoreWriter {
+  const shared: Partial<Record<(typeof SHARED_READS)[number], unknown>> = {};
+  for (const name of SHARED_READS) {
+    const read = reads[name] as ((tenantId: string, ...rest: unknown[]) => Promise<unknown>) | undefined;
+    if (read)
+      shared[name] = (tenantId: string, ...rest: unknown[]) =>
+        share.run(tenantId, () => read(tenantId, ...rest));
+  }
+  return { ...reads, ...shared } as StoreWriter;
+}
+
 /** The store on an opened engine whose change log has `feedPartitions`; closing the store closes the pool. */
 function createPostgresStore(
   engine: PostgresEngine,
   feedPartitions: number,
-  options: Pick<PostgresStoreOptions, "retry" | "lockTimeoutMs" | "analyzeAfterRows">,
+  options: StoreBuildOptions,
 ): Store {
-  const { sql } = engine;
+  const { sql, statementTimeoutMs } = engine;
   const policy = options.retry ?? DEFAULT_RETRY;
   const lockTimeout = Math.max(1, Math.round(options.lockTimeoutMs ?? 200));
   const begin = `BEGIN ISOLATION LEVEL SERIALIZABLE; SET LOCAL lock_timeout = ${lockTimeout}`;
   const schemas = createTenantSchemas();
-  const pool = createRunner(sql);
-  const reads = createPostgresSession(pool, schemas.reader(pool), null, feedPartitions).store;
+  const pool = createRunner(sql, undefined, statementTimeoutMs);
+  const share = createTenantShare({
+    share: options.tenantShare ?? Math.ceil(engine.poolSize / 2),
+    // A turn comes within one statement's time limit unless the tenant's reads queue deep.
+    maxWaitMs: statementTimeoutMs,
+    maxWaiting: MAX_WAITING_PER_TENANT,
+  });
+  const reads = withinShares(
+    createPostgresSession(pool, schemas.reader(pool), null, feedPartitions).store,
+    share,
+  );
   const growth = createTableGrowth((text) => pool.run(text), options.analyzeAfterRows);
   const underWay = new Set<Promise<unknown>>();
   const commitListeners = new Set<(partition: number) => void>();
@@ -121,7 +169,7 @@ function createPostgresStore(
     const connection = await sql.reserve();
     let open = false;
     try {
-      const runner = createRunner(connection, watch);
+      const runner = createRunner(connection, watch, statementTimeoutMs);
       open = true;
       await runner.run(begin);
       const lookup = schemas.unit(runner);

@@ -38,6 +38,9 @@ export async function migrate(sql: SQL, migrations: readonly Migration[] = MIGRA
   await bootstrap(sql);
   // Read committed: once the lock is ours, the next statement sees what the holder before us committed.
   return sql.begin("isolation level read committed", async (tx) => {
+    // Free of the pool's statement_timeout (postgres-engine.ts): waiting for another process's
+    // migrations, or a migration rewriting a big table, may rightly take longer than any request.
+    await tx.unsafe("SET LOCAL statement_timeout = 0");
     await tx.unsafe("SELECT id FROM schema_migration_lock WHERE id = 1 FOR UPDATE");
     const [row] = (await tx.unsafe("SELECT coalesce(max(version), 0) AS v FROM schema_migrations")) as {
       v: number;

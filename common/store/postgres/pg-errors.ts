@@ -3,7 +3,7 @@
  * and the structured fields the server sends (schema, constraint), never by
  * message text.
  */
-import { ConflictError, ValidationError } from "../../errors.ts";
+import { ConflictError, LimitExceededError, ValidationError } from "../../errors.ts";
 
 const SERIALIZATION_FAILURE = "40001";
 const DEADLOCK_DETECTED = "40P01";
@@ -12,6 +12,11 @@ const LOCK_NOT_AVAILABLE = "55P03";
 const UNIQUE_VIOLATION = "23505";
 /** A character the encoding cannot hold: in UTF-8, only U+0000 reaches it from a JavaScript string. */
 const UNTRANSLATABLE_CHARACTER = "22021";
+/**
+ * A statement canceled: by the statement_timeout the engine sets (postgres-engine.ts), or by
+ * someone's pg_cancel_backend (the SQLSTATE is the same; only the message, never read, differs).
+ */
+const QUERY_CANCELED = "57014";
 /** A table, or a column, a statement names is not there. */
 const UNDEFINED_TABLE = "42P01";
 const UNDEFINED_COLUMN = "42703";
@@ -70,8 +75,27 @@ export function isStorageGone(error: unknown): boolean {
   return state === UNDEFINED_TABLE || state === UNDEFINED_COLUMN;
 }
 
-/** The error the port shows for a server error: U+0000 in text is a ValidationError, the rest as thrown. */
-export const translateError = (error: unknown): unknown => (isNulInText(error) ? nulInTextError() : error);
+/**
+ * What the port shows for a statement canceled past the store's statement time limit: the caller's
+ * read (or write) asked too much of the server, like a cost past GRAPHQL_MAX_COST, so it is a
+ * LimitExceededError (400 / LIMIT_EXCEEDED), not a 503 that would invite sending it again as it is.
+ */
+const statementTimeoutError = (timeoutMs: number) =>
+  new LimitExceededError(
+    `the query ran longer than ${timeoutMs} ms (STORE_STATEMENT_TIMEOUT_MS) and was canceled; narrow its filter (a LIKE '%…' over long text reads every character of every row)`,
+  );
+
+/**
+ * The error the port shows for a server error: U+0000 in text is a ValidationError; with a
+ * statement time limit (`statementTimeoutMs` > 0), a canceled statement a LimitExceededError; the
+ * rest as thrown (a cancel without a limit set is an operator's, and stays unexpected).
+ */
+export function translateError(error: unknown, statementTimeoutMs = 0): unknown {
+  if (isNulInText(error)) return nulInTextError();
+  if (statementTimeoutMs > 0 && sqlState(error) === QUERY_CANCELED)
+    return statementTimeoutError(statementTimeoutMs);
+  return error;
+}
 
 /** Runs `write`; a unique violation (a name taken, perhaps by a race lost) becomes a ConflictError. */
 export async function uniquely<T>(message: string, write: () => Promise<T>): Promise<T> {

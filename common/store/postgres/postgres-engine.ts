@@ -33,11 +33,22 @@ export interface PostgresEngine {
   readonly url: string;
   /** The pool the migrations ran on; whoever builds on the engine closes it. */
   readonly sql: SQL;
+  /** Connections in the pool at most. */
+  readonly poolSize: number;
+  /** The statement_timeout of every connection of the pool, ms; 0: none. */
+  readonly statementTimeoutMs: number;
 }
 
 export interface PostgresEngineOptions {
   /** Connections in the pool (default DEFAULT_POOL_SIZE). */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
+  /**
+   * The server's statement_timeout on every connection of the pool, ms (STORE_STATEMENT_TIMEOUT_MS;
+   * default 0: none). Sent as a startup parameter, so it holds on every connection the client
+   * opens, replacements included. What may legitimately run longer lifts it for its own
+   * transaction (`SET LOCAL statement_timeout = 0`): the migrations, a catalogue change's index build.
+   */
+  statementTimeoutMs?: number | undefined;
 }
 
 /** The URL without its password, for messages. */
@@ -88,10 +99,13 @@ export async function openPostgresEngine(
   options: PostgresEngineOptions = {},
 ): Promise<PostgresEngine> {
   const parsed = parseUrl(url);
+  const statementTimeoutMs = options.statementTimeoutMs ?? 0;
+  const poolSize = options.maxConnections ?? DEFAULT_POOL_SIZE;
   const sql = new SQL({
     url,
-    max: options.maxConnections ?? DEFAULT_POOL_SIZE,
+    max: poolSize,
     maxLifetime: CONNECTION_LIFETIME_S,
+    ...(statementTimeoutMs > 0 ? { connection: { statement_timeout: statementTimeoutMs } } : {}),
   });
   try {
     let major: number;
@@ -109,7 +123,7 @@ export async function openPostgresEngine(
     } catch (error) {
       throw new ConfigError([`DATABASE_URL: migrating ${shown(parsed)} failed: ${reasonOf(error)}`]);
     }
-    return { engine: "postgres", url, sql };
+    return { engine: "postgres", url, sql, poolSize, statementTimeoutMs };
   } catch (error) {
     await sql.close().catch(() => undefined);
     throw error;

@@ -2,7 +2,8 @@
  * Statements over Bun's SQL client, on the pool (reads outside a unit of
  * work, each its own snapshot) or on a transaction. Every value is bound;
  * statements are prepared by the client and kept per connection by their text.
- * A failed statement's error goes through `translateError`, and the runner of
+ * A failed statement's error goes through `translateError` (a statement past
+ * the engine's statement_timeout becomes a LimitExceededError), and the runner of
  * a transaction notes a failure that makes the transaction worth running again
  * (the unit of work retries it, whatever `work` did with the error).
  */
@@ -31,10 +32,19 @@ export interface FailureWatch {
   retryable: boolean;
 }
 
-export function createRunner(client: Pick<SQL, "unsafe">, watch?: FailureWatch): Runner {
+/**
+ * A runner over `client`; `watch` hears of retryable failures; `statementTimeoutMs` is the
+ * statement time limit the engine set on its connections (0: none), named by the error a canceled
+ * statement becomes.
+ */
+export function createRunner(
+  client: Pick<SQL, "unsafe">,
+  watch?: FailureWatch,
+  statementTimeoutMs = 0,
+): Runner {
   const fail = (error: unknown): never => {
     if (watch && isRetryable(error)) watch.retryable = true;
-    throw translateError(error);
+    throw translateError(error, statementTimeoutMs);
   };
   const query = (text: string, params: readonly BoundValue[] = []) =>
     client.unsafe(text, params as BoundValue[]);
