@@ -11,6 +11,7 @@ import {
   type CustomFieldType,
   type FieldDef,
 } from "../model/catalogue.ts";
+import { customMapping } from "../model/custom-mapping.ts";
 import { makeField } from "../model/field-factory.ts";
 import {
   FieldValueError,
@@ -166,7 +167,7 @@ export function defineField(
     type,
     label: input.label ?? null,
     description: input.description ?? null,
-    mapping: `__${input.name.toLowerCase()}`,
+    mapping: customMapping(input.name),
     required: column.required ?? false,
     unique: column.unique ?? false,
     custom: true,

@@ -5,6 +5,7 @@
  */
 import { ConflictError, type ErrorDetail, ValidationError } from "../../common/errors.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../model/catalogue.ts";
+import { customMapping, isSameMapping } from "../model/custom-mapping.ts";
 import { systemFields } from "../model/field-factory.ts";
 import { FIXED_TYPE_NAMES, memberNamesOf, names, schemaNamesOf } from "../model/naming.ts";
 import { defineField, NAME_PATTERN, nameProblem } from "./define-field.ts";
@@ -25,13 +26,26 @@ export interface DefinitionLimits {
   maxFieldsPerObject: number;
 }
 
+/**
+ * The definition among `existing` whose storage some engine would take for `mapping`'s, if any.
+ * Derived mappings meet only when two long names' digests do (custom-mapping.ts); this check is the
+ * second line of defence, because the engines' DDL takes a table or column that exists for the one
+ * to create (a catalogue change may run again whole), which would share it between two definitions.
+ */
+const sharingStorage = (existing: readonly { name: string; mapping: string }[], mapping: string) =>
+  existing.find((definition) => isSameMapping(definition.mapping, mapping));
+
+const storedAs = (name: string, mapping: string, other: string) =>
+  `'${name}' would be stored as '${mapping}', where ${other} is stored`;
+
 const tooManyFields = (limits: DefinitionLimits) =>
   `an object may have at most ${limits.maxFieldsPerObject} custom fields`;
 
 /**
  * Builds a new custom object (tracked, with the five system fields).
  * @throws ValidationError listing every problem (more fields than `limits` allow is one, and stops
- * the fields' own checks); ConflictError when the name is taken.
+ * the fields' own checks); ConflictError when the name is taken, or the storage (mapping) it
+ * would take is another object's.
  */
 export function defineObject(catalogue: Catalogue, input: ObjectInput, limits: DefinitionLimits): ObjectDef {
   const problems: ErrorDetail[] = [];
@@ -72,17 +86,26 @@ export function defineObject(catalogue: Catalogue, input: ObjectInput, limits: D
         path: `fields[${i}].name`,
         message: `'${repeated}' is already a field of ${input.name}`,
       });
+    const sharing = sharingStorage(fields, draft.field.mapping);
+    if (sharing && !repeated)
+      problems.push({
+        path: `fields[${i}].name`,
+        message: storedAs(draft.field.name, draft.field.mapping, `the field '${sharing.name}'`),
+      });
     for (const member of membersOf(draft.field)) seen.add(member.toLowerCase());
     fields.push(draft.field);
   });
   if (problems.length > 0) throw new ValidationError("the object definition is invalid", problems);
+  const mapping = customMapping(input.name);
+  const sharing = sharingStorage(catalogue.objects, mapping);
+  if (sharing) throw new ConflictError(storedAs(input.name, mapping, `the object '${sharing.name}'`));
 
   const object: ObjectDef = {
     id,
     name: input.name,
     label: input.label ?? input.name,
     description: input.description ?? null,
-    mapping: `__${input.name.toLowerCase()}`,
+    mapping,
     custom: true,
     tracked: true,
     fields,
@@ -95,7 +118,8 @@ export function defineObject(catalogue: Catalogue, input: ObjectInput, limits: D
 /**
  * Builds one more custom field for an existing object (custom or standard).
  * @throws ValidationError listing every problem (the object having the most custom fields `limits`
- * allow is one); ConflictError when a member name is taken.
+ * allow is one); ConflictError when a member name is taken, or the storage (mapping) the field would
+ * take is another field's of the object.
  */
 export function defineAddedField(
   catalogue: Catalogue,
@@ -122,6 +146,11 @@ export function defineAddedField(
   const taken = lower(memberNamesOf(catalogue, object));
   const clash = membersOf(draft.field).find((member) => taken.has(member.toLowerCase()));
   if (clash) throw new ConflictError(`${object.name} already has a member named '${clash}'`);
+  const sharing = sharingStorage(object.fields, draft.field.mapping);
+  if (sharing)
+    throw new ConflictError(
+      storedAs(draft.field.name, draft.field.mapping, `the field '${object.name}.${sharing.name}'`),
+    );
   return { object, field: withReverseName(catalogue, draft.field) };
 }
 

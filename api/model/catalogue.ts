@@ -34,7 +34,10 @@ export interface FieldDef {
   label: string | null;
   description: string | null;
   type: FieldType;
-  /** Storage name: the column (`uid`, `created_date`, `job_status`, `__externalid`). */
+  /**
+   * Storage name: the column (`uid`, `created_date`, `job_status`, `__externalid`; a custom field's
+   * as its object's, custom-mapping.ts). Saved with the definition, never derived again.
+   */
   mapping: string;
   required: boolean;
   unique: boolean;
@@ -63,7 +66,10 @@ export interface ObjectDef {
   name: string;
   label: string;
   description: string | null;
-  /** Storage name: `jobs` for standard objects, `__<lowercase name>` for custom ones. */
+  /**
+   * Storage name: `jobs` for standard objects, `__<lowercase name>` for custom ones (a shortened
+   * name and a digest past 63 bytes: custom-mapping.ts). Saved with the definition, never derived again.
+   */
   mapping: string;
   custom: boolean;
   /** Custom objects fire webhooks only while tracked; standard ones always are. */

@@ -197,6 +197,22 @@ export function describeCatalogue(sut: StoreUnderTest): void {
       expect((await definitions()).fields).not.toContain("Users.Mood");
     });
 
+    test("names agreeing in their first 63 characters get storage of their own: objects, and fields of one", async () => {
+      seeded = await seedTenant(sut.store);
+      // PostgreSQL keeps 63 bytes of an identifier: these once named one table, and one column.
+      const [g, h] = ["G".repeat(64), `${"G".repeat(63)}H`];
+      const first = customObject("P".repeat(64), { [g]: { type: "int" }, [h]: { type: "int" } });
+      const second = customObject(`${"P".repeat(63)}X`, { [g]: { type: "int" } });
+      await sut.store.unitOfWork(async (tx) => {
+        await tx.createCustomObject(tenantId(), first);
+        await tx.createCustomObject(tenantId(), second);
+      });
+      const record = newRecord(first, seeded.user.id, { [g]: 1, [h]: 2 });
+      await sut.store.unitOfWork((tx) => tx.insertRecord(tenantId(), first, record));
+      expect(await listAll(sut.store, seeded.catalogue, first)).toEqual([record]);
+      expect(await listAll(sut.store, seeded.catalogue, second)).toEqual([]);
+    });
+
     test("a unit of work that creates an object, writes to it and throws leaves neither definition nor storage", async () => {
       seeded = await seedTenant(sut.store);
       const before = await definitions();

@@ -5,6 +5,7 @@
  */
 import { parseOrderBy } from "../../../api/eql/parse-order-by.ts";
 import type { Catalogue, FieldDef, ObjectDef } from "../../../api/model/catalogue.ts";
+import { customMapping } from "../../../api/model/custom-mapping.ts";
 import { type FieldSpec, makeField, systemFields } from "../../../api/model/field-factory.ts";
 import type { ChangeEntry, RecordValues } from "../../../api/model/record-values.ts";
 import { STANDARD_OBJECTS } from "../../../api/model/standard-objects.ts";
@@ -88,7 +89,7 @@ export function customObject(name: string, fields: Record<string, FieldSpec>): O
     name,
     label: name,
     description: null,
-    mapping: `__${name.toLowerCase()}`,
+    mapping: customMapping(name),
     custom: true,
     tracked: true,
     fields: [
@@ -98,11 +99,11 @@ export function customObject(name: string, fields: Record<string, FieldSpec>): O
   };
 }
 
-/** A custom field of `objectName`, stored as `__<lower-case name>`. */
+/** A custom field of `objectName`, stored as the custom-objects REST stores one (`__<lower-case name>`). */
 export const customField = (objectName: string, name: string, spec: FieldSpec): FieldDef =>
   makeField(objectName, name, {
     id: crypto.randomUUID(),
-    mapping: `__${name.toLowerCase()}`,
+    mapping: customMapping(name),
     custom: true,
     ...spec,
   });
