@@ -10,8 +10,13 @@
  * the server reports, not its message) is matched against the names the
  * engine gave (catalogue-ddl.ts).
  */
-import { ReferenceNotFoundError, UniqueViolationError, ValidationError } from "../../../common/errors.ts";
-import { isNulInText, violatedUnique } from "../../../common/store/postgres/pg-errors.ts";
+import {
+  LimitExceededError,
+  ReferenceNotFoundError,
+  UniqueViolationError,
+  ValidationError,
+} from "../../../common/errors.ts";
+import { isNulInText, isProgramLimit, violatedUnique } from "../../../common/store/postgres/pg-errors.ts";
 import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
@@ -44,7 +49,10 @@ export interface RecordConstraints {
     values: RecordValues,
     selfUid: string,
   ): Promise<void>;
-  /** The error to throw for a failed write of `values`: a UniqueViolationError or ValidationError naming the field, else `error`. */
+  /**
+   * The error to throw for a failed write of `values`: a UniqueViolationError or ValidationError naming
+   * the field, a LimitExceededError for a row the server cannot hold, else `error`.
+   */
   explainFailure(error: unknown, object: ObjectDef, values: RecordValues): unknown;
 }
 
@@ -94,6 +102,7 @@ export function createRecordConstraints(db: Runner): RecordConstraints {
     },
     explainFailure(error, object, values) {
       if (isNulInText(error) || error instanceof ValidationError) return explainNul(object, values, error);
+      if (isProgramLimit(error)) return rowTooBig(object);
       const constraint = violatedUnique(error);
       if (constraint === null) return error;
       const field = object.fields.find(
@@ -107,6 +116,16 @@ export function createRecordConstraints(db: Runner): RecordConstraints {
     },
   };
 }
+
+/**
+ * A record PostgreSQL cannot hold in one row: at most about 8 KB once long values are moved out, each
+ * leaving an 18-byte pointer behind, so some 450 long text values at most (the catalogue allows 500
+ * fields). Only an object this wide meets it; the statement wrote nothing.
+ */
+const rowTooBig = (object: ObjectDef) =>
+  new LimitExceededError(
+    `${object.name}: the record is too big for PostgreSQL, which stores at most about 8 KB per row after moving long values out of it (each still takes 18 bytes there); nothing was written`,
+  );
 
 const holdsNul = (value: unknown): boolean =>
   typeof value === "string" ? value.includes("\u0000") : Array.isArray(value) && value.some(holdsNul);

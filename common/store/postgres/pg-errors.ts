@@ -17,6 +17,11 @@ const UNTRANSLATABLE_CHARACTER = "22021";
  * someone's pg_cancel_backend (the SQLSTATE is the same; only the message, never read, differs).
  */
 const QUERY_CANCELED = "57014";
+/**
+ * A limit of the server's own (program_limit_exceeded): for a record write, a row past the 8160 bytes a
+ * heap page holds once every long value is moved out of it (each still leaves an 18-byte pointer).
+ */
+const PROGRAM_LIMIT_EXCEEDED = "54000";
 /** A table, or a column, a statement names is not there. */
 const UNDEFINED_TABLE = "42P01";
 const UNDEFINED_COLUMN = "42703";
@@ -68,6 +73,9 @@ export const nulInTextError = () =>
   new ValidationError("text cannot hold the NUL character (U+0000)", [
     { path: "", message: "text cannot hold the NUL character (U+0000)" },
   ]);
+
+/** True when the server refused a statement for one of its own size limits (a row too big, say). */
+export const isProgramLimit = (error: unknown) => sqlState(error) === PROGRAM_LIMIT_EXCEEDED;
 
 /** True when a statement named a table or a column that is not there. */
 export function isStorageGone(error: unknown): boolean {
