@@ -1,5 +1,6 @@
 /** The config-variable part of a PostgreSQL session (secrets arrive sealed; the store keeps what it is given). */
 
+import { namingNul } from "../../../common/store/postgres/pg-errors.ts";
 import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { ConfigReader, ConfigVariable, ConfigWriter } from "../ports/config-port.ts";
 
@@ -41,15 +42,9 @@ export function createConfigSession(db: Runner): ConfigReader & ConfigWriter {
       return row ? toVariable(row) : null;
     },
     async putConfigVariable(v) {
-      await db.run(SQL.put, [
-        v.tenantId,
-        v.key,
-        v.configType,
-        v.value,
-        v.description,
-        v.createdAt,
-        v.updatedAt,
-      ]);
+      await namingNul({ key: v.key, value: v.value, description: v.description }, () =>
+        db.run(SQL.put, [v.tenantId, v.key, v.configType, v.value, v.description, v.createdAt, v.updatedAt]),
+      );
     },
     deleteConfigVariable: async (tenantId, key) => (await db.run(SQL.delete, [tenantId, key])) > 0,
   };

@@ -16,7 +16,13 @@ import {
   UniqueViolationError,
   ValidationError,
 } from "../../../common/errors.ts";
-import { isNulInText, isProgramLimit, violatedUnique } from "../../../common/store/postgres/pg-errors.ts";
+import {
+  holdsNul,
+  isNulInText,
+  isProgramLimit,
+  NUL_IN_TEXT,
+  violatedUnique,
+} from "../../../common/store/postgres/pg-errors.ts";
 import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { RecordValues } from "../../model/record-values.ts";
@@ -127,16 +133,12 @@ const rowTooBig = (object: ObjectDef) =>
     `${object.name}: the record is too big for PostgreSQL, which stores at most about 8 KB per row after moving long values out of it (each still takes 18 bytes there); nothing was written`,
   );
 
-const holdsNul = (value: unknown): boolean =>
-  typeof value === "string" ? value.includes("\u0000") : Array.isArray(value) && value.some(holdsNul);
-
 /** A ValidationError naming each field whose text holds U+0000, which PostgreSQL's text cannot store. */
 function explainNul(object: ObjectDef, values: RecordValues, error: unknown): unknown {
   const fields = object.fields.filter((field) => holdsNul(values[field.name]));
   if (fields.length === 0) return error;
-  const message = "text cannot hold the NUL character (U+0000)";
   return new ValidationError(
-    `${object.name}: ${message}`,
-    fields.map((field) => ({ path: field.name, message })),
+    `${object.name}: ${NUL_IN_TEXT}`,
+    fields.map((field) => ({ path: field.name, message: NUL_IN_TEXT })),
   );
 }

@@ -5,6 +5,7 @@
  * once per connection.
  */
 
+import { holdsNul } from "../../../common/store/postgres/pg-errors.ts";
 import type { BoundValue, Runner } from "../../../common/store/postgres/runner.ts";
 import type { FieldDef, ObjectDef } from "../../model/catalogue.ts";
 import type { FieldValue, RecordValues } from "../../model/record-values.ts";
@@ -80,6 +81,9 @@ export function createRecordSession(
     value: FieldValue,
     exceptUid?: string,
   ): Promise<RecordValues | null> {
+    // No stored text holds U+0000 (the server refuses it): nothing to find, and the write that
+    // follows is refused naming the field (a failed read would name none, and abort the transaction).
+    if (holdsNul(value)) return null;
     const sql = `SELECT ${columnList(object.fields)} FROM ${await table(tenantId, object)} r
       WHERE r.${column(field)} = $1 AND r.uid IS DISTINCT FROM $2 LIMIT 1`;
     const [row] = await db.values(sql, [encodeValue(field, value), exceptUid ?? null]);
@@ -122,9 +126,11 @@ export function createRecordSession(
 
   return {
     async findRecords(tenantId, object, uids, fields = object.fields) {
-      if (uids.length === 0) return [];
+      // A UID holding U+0000 names no record (the server stores no such text, and would refuse the read).
+      const named = uids.filter((uid) => !holdsNul(uid));
+      if (named.length === 0) return [];
       const sql = `SELECT ${columnList(fields)} FROM ${await table(tenantId, object)} r WHERE r.uid = ANY($1::text[])`;
-      return (await db.values(sql, [uids])).map((row) => decodeColumns(fields, row, 0));
+      return (await db.values(sql, [named])).map((row) => decodeColumns(fields, row, 0));
     },
     findRecordByValue,
     async countReferencing(tenantId, source, field, uid) {

@@ -4,7 +4,7 @@
  * webhook (a data-modifying CTE), not by a trigger: the engine keeps to what
  * PostgreSQL-wire services without triggers do too.
  */
-import { uniquely } from "../../../common/store/postgres/pg-errors.ts";
+import { holdsNul, namingNul, uniquely } from "../../../common/store/postgres/pg-errors.ts";
 import type { Runner } from "../../../common/store/postgres/runner.ts";
 import type { WebhookKind, WebhookReader, WebhookRecord, WebhookWriter } from "../ports/webhook-port.ts";
 
@@ -94,50 +94,56 @@ export function createWebhookSession(db: Runner): WebhookReader & WebhookWriter 
     webhookSetVersion: async (tenantId) =>
       Number((await db.rows<{ version: string }>(SQL.setVersion, [tenantId]))[0]?.version ?? 0),
     findWebhook: (tenantId, id) => one(SQL.find, [tenantId, id]),
-    findWebhookByName: (tenantId, name) => one(SQL.findByName, [tenantId, name]),
+    // No stored name holds U+0000 (the server refuses it): nothing to find, and no failed read.
+    findWebhookByName: async (tenantId, name) =>
+      holdsNul(name) ? null : one(SQL.findByName, [tenantId, name]),
     async insertWebhook(w) {
       await uniquely(taken(w), () =>
-        db.run(SQL.insert, [
-          w.tenantId,
-          w.id,
-          w.name,
-          w.url,
-          w.type,
-          w.query,
-          w.options === null ? null : JSON.stringify(w.options),
-          JSON.stringify(w.headers),
-          w.secret,
-          w.previousSecret,
-          w.previousSecretUntil,
-          w.enabled,
-          w.disabledReason,
-          w.disabledAt,
-          w.enabledBy,
-          w.enabledAt,
-          w.version,
-          w.createdAt,
-          w.updatedAt,
-        ]),
+        namingNul({ name: w.name, url: w.url, query: w.query }, () =>
+          db.run(SQL.insert, [
+            w.tenantId,
+            w.id,
+            w.name,
+            w.url,
+            w.type,
+            w.query,
+            w.options === null ? null : JSON.stringify(w.options),
+            JSON.stringify(w.headers),
+            w.secret,
+            w.previousSecret,
+            w.previousSecretUntil,
+            w.enabled,
+            w.disabledReason,
+            w.disabledAt,
+            w.enabledBy,
+            w.enabledAt,
+            w.version,
+            w.createdAt,
+            w.updatedAt,
+          ]),
+        ),
       );
     },
     async replaceWebhook(w) {
       await uniquely(taken(w), () =>
-        db.run(SQL.replace, [
-          w.name,
-          w.url,
-          w.type,
-          w.query,
-          w.options === null ? null : JSON.stringify(w.options),
-          JSON.stringify(w.headers),
-          w.enabled,
-          w.disabledReason,
-          w.disabledAt,
-          w.enabledBy,
-          w.enabledAt,
-          w.updatedAt,
-          w.tenantId,
-          w.id,
-        ]),
+        namingNul({ name: w.name, url: w.url, query: w.query }, () =>
+          db.run(SQL.replace, [
+            w.name,
+            w.url,
+            w.type,
+            w.query,
+            w.options === null ? null : JSON.stringify(w.options),
+            JSON.stringify(w.headers),
+            w.enabled,
+            w.disabledReason,
+            w.disabledAt,
+            w.enabledBy,
+            w.enabledAt,
+            w.updatedAt,
+            w.tenantId,
+            w.id,
+          ]),
+        ),
       );
     },
     rotateWebhookSecret: async (tenantId, id, r) =>

@@ -65,17 +65,38 @@ export function violatedUnique(error: unknown): string | null {
   return typeof constraint === "string" ? constraint : "";
 }
 
+/** What text holding U+0000 is told. */
+export const NUL_IN_TEXT = "text cannot hold the NUL character (U+0000)";
+
 /** True when the server refused text holding U+0000, which PostgreSQL's text cannot store. */
 export const isNulInText = (error: unknown) => sqlState(error) === UNTRANSLATABLE_CHARACTER;
 
 /** What the port shows for text holding U+0000, which PostgreSQL's text cannot store. */
-export const nulInTextError = () =>
-  new ValidationError("text cannot hold the NUL character (U+0000)", [
-    { path: "", message: "text cannot hold the NUL character (U+0000)" },
-  ]);
+export const nulInTextError = () => new ValidationError(NUL_IN_TEXT, [{ path: "", message: NUL_IN_TEXT }]);
 
 /** True when the server refused a statement for one of its own size limits (a row too big, say). */
 export const isProgramLimit = (error: unknown) => sqlState(error) === PROGRAM_LIMIT_EXCEEDED;
+
+/**
+ * Runs `write`, whose text values are `members` (by the names the caller knows them by); text holding
+ * U+0000 is refused as a ValidationError naming each member that holds it.
+ */
+export async function namingNul<T>(members: Record<string, unknown>, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const holding = Object.keys(members).filter((name) => holdsNul(members[name]));
+    if (!(error instanceof ValidationError) || holding.length === 0) throw error;
+    throw new ValidationError(
+      `${holding.join(", ")}: ${NUL_IN_TEXT}`,
+      holding.map((path) => ({ path, message: NUL_IN_TEXT })),
+    );
+  }
+}
+
+/** True when `value`, text or a list of texts, holds U+0000 (which a lookup by it can then never find). */
+export const holdsNul = (value: unknown): boolean =>
+  typeof value === "string" ? value.includes("\u0000") : Array.isArray(value) && value.some(holdsNul);
 
 /** True when a statement named a table or a column that is not there. */
 export function isStorageGone(error: unknown): boolean {
