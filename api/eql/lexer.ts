@@ -2,10 +2,11 @@
  * Filter text → tokens. Strings come out unescaped, instants as ms, dates and
  * times in their stored text form; keywords are plain identifiers (the parser
  * recognises them, case-insensitively). Throws `FilterParseError` for a
- * character that starts no token, an unterminated string, or an impossible
- * date, time or instant.
+ * character that starts no token, an unterminated string, a string holding a
+ * lone surrogate, or an impossible date, time or instant.
  */
 import type { SourcePosition } from "../../common/errors.ts";
+import { ILL_FORMED_TEXT, isWellFormedText } from "../model/well-formed-text.ts";
 import { parseDateText, parseInstantText, parseTimeText } from "./literal-text.ts";
 import { expectedError, filterError, positioner, quote } from "./source-text.ts";
 
@@ -53,7 +54,10 @@ function scanString(text: string, offset: number, at: (offset: number) => Source
   for (let i = offset + 1; i < text.length; i++) {
     const ch = text[i] as string;
     const next = text[i + 1];
-    if (ch === quoteChar) return { kind: "string", source: text.slice(offset, i + 1), value };
+    if (ch === quoteChar) {
+      if (!isWellFormedText(value)) throw filterError(`a string: ${ILL_FORMED_TEXT}`, at(offset));
+      return { kind: "string", source: text.slice(offset, i + 1), value };
+    }
     if (ch === "\\" && (next === quoteChar || next === "\\")) {
       value += next;
       i++;

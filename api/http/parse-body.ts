@@ -1,6 +1,7 @@
 /** Request bodies and query strings checked against a zod schema at the trust boundary. */
 import type { z } from "zod";
 import { BadRequestError, type ErrorDetail, ValidationError } from "../../common/errors.ts";
+import { illFormedTextDetails } from "../model/well-formed-text.ts";
 
 /**
  * A zod error's issues as error details; an issue of the whole value gets the path `(part)`. A value
@@ -22,11 +23,16 @@ function check<S extends z.ZodType>(schema: S, value: object, part: "body" | "qu
   throw new ValidationError(`the request ${part} is invalid`, detailsOf(parsed.error, part));
 }
 
-/** An already-decoded body that must be a JSON object. @throws BadRequestError otherwise. */
+/**
+ * An already-decoded body that must be a JSON object whose text is well-formed Unicode.
+ * @throws BadRequestError when it is no object, ValidationError naming each string holding a lone surrogate.
+ */
 export function asJsonObject(body: unknown): Record<string, unknown> {
   if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
     throw new BadRequestError("the request body must be a JSON object");
   }
+  const illFormed = illFormedTextDetails(body);
+  if (illFormed.length > 0) throw new ValidationError("the request body is invalid", illFormed);
   return body as Record<string, unknown>;
 }
 

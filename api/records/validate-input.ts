@@ -1,6 +1,6 @@
 /**
  * Checks one operation's input against its object (SPEC.md §5, STANDARD_OBJECTS.md):
- * lengths (rejected, never truncated), picklist values, decimal precision,
+ * text that is not well-formed Unicode, lengths (rejected, never truncated), picklist values, decimal precision,
  * required fields (the standard objects' own rules, End ≥ Start and the
  * like, are in standard-behaviours.ts). Pure: the input arrives already typed
  * (by the GraphQL scalars); every problem is listed.
@@ -8,6 +8,7 @@
 import type { ErrorDetail } from "../../common/errors.ts";
 import type { FieldDef, ObjectDef } from "../model/catalogue.ts";
 import type { FieldValue, RecordValues } from "../model/record-values.ts";
+import { ILL_FORMED_TEXT, isWellFormedText } from "../model/well-formed-text.ts";
 
 /** Problems of the values given for `object`'s fields (by field name). */
 export function checkFieldValues(object: ObjectDef, values: RecordValues): ErrorDetail[] {
@@ -22,6 +23,8 @@ export function checkFieldValues(object: ObjectDef, values: RecordValues): Error
 
 function checkValue(field: FieldDef, value: FieldValue): string | null {
   if (value === null) return null;
+  const texts = typeof value === "string" ? [value] : Array.isArray(value) ? value : [];
+  if (!texts.every(isWellFormedText)) return ILL_FORMED_TEXT;
   if (field.maxLength !== null && typeof value === "string" && [...value].length > field.maxLength) {
     return `is ${[...value].length} characters long; at most ${field.maxLength} are allowed`;
   }
