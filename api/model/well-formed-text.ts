@@ -15,19 +15,39 @@ export const ILL_FORMED_TEXT =
 /** True when `text` holds no lone surrogate. */
 export const isWellFormedText = (text: string): boolean => text.isWellFormed();
 
+/** Where a value sits in a body: its member's name (or index) and its parent's place; null for the body. */
+type Place = { key: string; parent: Place } | null;
+
+const pathOf = (place: Place): string => {
+  const keys: string[] = [];
+  for (let at = place; at !== null; at = at.parent) keys.push(at.key);
+  return keys.reverse().join(".") || "(body)";
+};
+
 /**
  * A detail for each string of a decoded JSON value (a member's name included) that is not
- * well-formed, at its dotted path below `path` (`(body)` for the value itself); empty when all are.
+ * well-formed, at its dotted path (`(body)` for the value itself), in the body's order; empty when
+ * all are. Walked without recursion, paths spelt only when needed: a body may nest as deep as its
+ * parser allows.
  */
-export function illFormedTextDetails(value: unknown, path = ""): ErrorDetail[] {
-  const at = (key: string) => (path === "" ? key : `${path}.${key}`);
-  if (typeof value === "string")
-    return isWellFormedText(value) ? [] : [{ path: path || "(body)", message: ILL_FORMED_TEXT }];
-  if (Array.isArray(value)) return value.flatMap((item, i) => illFormedTextDetails(item, at(String(i))));
-  if (value === null || typeof value !== "object") return [];
-  return Object.entries(value).flatMap(([key, member]) =>
-    isWellFormedText(key)
-      ? illFormedTextDetails(member, at(key))
-      : [{ path: at(key), message: `a member's name: ${ILL_FORMED_TEXT}` }],
-  );
+export function illFormedTextDetails(value: unknown): ErrorDetail[] {
+  const details: ErrorDetail[] = [];
+  const pending: { item: unknown; place: Place }[] = [{ item: value, place: null }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const { item, place } = next;
+    if (place !== null && !isWellFormedText(place.key)) {
+      details.push({ path: pathOf(place), message: `a member's name: ${ILL_FORMED_TEXT}` });
+    } else if (typeof item === "string") {
+      if (!isWellFormedText(item)) details.push({ path: pathOf(place), message: ILL_FORMED_TEXT });
+    } else if (item !== null && typeof item === "object") {
+      const members = Array.isArray(item)
+        ? item.map((v, i) => [String(i), v] as const)
+        : Object.entries(item);
+      for (let i = members.length - 1; i >= 0; i--) {
+        const [key, member] = members[i] as readonly [string, unknown];
+        pending.push({ item: member, place: { key, parent: place } });
+      }
+    }
+  }
+  return details;
 }

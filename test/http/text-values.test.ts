@@ -135,6 +135,14 @@ describe("a lone surrogate", () => {
   });
 });
 
+test("a body nested as deep as JSON allows is walked without running out of stack: 400, never 500", async () => {
+  const depth = 50_000;
+  const rawBody = `{"key":"DEEP","value":${"[".repeat(depth)}"\\ud800"${"]".repeat(depth)}}`;
+  const answer = await t.call("POST", "/configuration/extension", { token: acme.adminToken, rawBody });
+  expect(answer.status).toBe(400);
+  expect(answer.body.details).toEqual([{ path: `value${".0".repeat(depth)}`, message: ILL_FORMED_TEXT }]);
+});
+
 describe("U+0000, kept where the engine holds it, else refused naming the member", () => {
   /** Stored (true) or refused as 400 validation_failed naming exactly `paths` (false). */
   const keptOrNamed = (answer: { status: number; body: Record<string, unknown> }, paths: string[]) => {
